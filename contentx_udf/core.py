@@ -1,0 +1,182 @@
+"""The public API: :func:`extract` and :func:`extract_all`.
+
+Every method is a pure function ``(Document, params) -> MethodResult`` in the module of its
+algorithm family (:mod:`.cetr`, :mod:`.ccb`, :mod:`.coreex`, :mod:`.cetd`).  This module
+decodes and parses the page once (:class:`~contentx_udf.document.Document`), runs the
+requested methods on it, bounds their time, and turns every failure into a result with
+``status = "error"`` — page content never makes these functions raise.  Unknown method
+names and bad parameters are caller errors and raise ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from .document import Document, Limits
+from .settings import DEFAULT_METHOD, METHODS, check_method, resolve_params
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """The result of one method on one page."""
+
+    text: str
+    method: str
+    title: str | None = None
+    scores: dict[str, float] = field(default_factory=dict)
+    status: str = "ok"  # "ok" or "error"
+    error: str | None = None
+
+
+@dataclass
+class MethodResult:
+    """What a method function returns: the extracted text and its own figures."""
+
+    text: str
+    scores: dict[str, float] = field(default_factory=dict)
+
+
+MethodFn = Callable[[Document, dict[str, Any]], MethodResult]
+
+#: method name -> (module, function) implementing it.
+_REGISTRY: dict[str, tuple[str, str]] = {
+    "cetr-tm": ("contentx_udf.cetr", "cetr_tm"),
+    "cetr-km": ("contentx_udf.cetr", "cetr_km"),
+    "cetr": ("contentx_udf.cetr", "cetr_tailored"),
+    "cetr-dff": ("contentx_udf.cetr", "cetr_dff"),
+    "ccb": ("contentx_udf.ccb", "ccb"),
+    "accb": ("contentx_udf.ccb", "accb"),
+    "tccb": ("contentx_udf.ccb", "tccb"),
+    "coreex": ("contentx_udf.coreex", "coreex"),
+    "cetd-ds": ("contentx_udf.cetd", "cetd_ds"),
+    "cectd-s": ("contentx_udf.cetd", "cectd_s"),
+    "cectd-ds": ("contentx_udf.cetd", "cectd_ds"),
+}
+assert tuple(_REGISTRY) == METHODS
+
+
+def method_function(method: str) -> MethodFn:
+    """The function implementing ``method``."""
+    module, name = _REGISTRY[check_method(method)]
+    return getattr(importlib.import_module(module), name)
+
+
+class PageTimeout(Exception):
+    """Raised inside a method when its page exceeds the time limit."""
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise :class:`PageTimeout` in the block after ``seconds`` (main thread only; else no-op).
+
+    Uses ``SIGALRM``: the exception arrives at the next Python bytecode, so C calls are not
+    interrupted -- every method bounds its C-level work through the page limits instead.
+    """
+    usable = (
+        seconds
+        and seconds > 0
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
+    if not usable:
+        yield
+        return
+
+    def _raise(signum, frame):  # noqa: ARG001
+        raise PageTimeout()
+
+    previous = signal.signal(signal.SIGALRM, _raise)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _limits(params: dict[str, Any]) -> Limits:
+    return Limits(max_chars=params["max_chars"], max_nodes=params["max_nodes"], max_depth=params["max_depth"])
+
+
+def _error(
+    method: str, title: str | None, message: str, scores: dict[str, float] | None = None
+) -> Extraction:
+    return Extraction(text="", method=method, title=title, scores=scores or {}, status="error", error=message)
+
+
+def _run(doc: Document, method: str, params: dict[str, Any]) -> Extraction:
+    started = time.perf_counter()
+    try:
+        with time_limit(params["time_limit"]):
+            result = method_function(method)(doc, params)
+            visible = doc.visible_chars
+    except PageTimeout:
+        return _error(method, doc.title, "timeout", {"time_limit": float(params["time_limit"])})
+    except (MemoryError, RecursionError) as exc:
+        return _error(method, doc.title, f"{type(exc).__name__}: page too large or too deep")
+    except Exception as exc:  # a bug on a strange page must not take the job down
+        return _error(method, doc.title, f"{type(exc).__name__}: {exc}")
+    scores = {k: float(v) for k, v in result.scores.items()}
+    scores.update(doc.notes)
+    scores["content_ratio"] = len(result.text) / visible if visible else 0.0
+    scores["ms"] = (time.perf_counter() - started) * 1000.0
+    return Extraction(text=result.text, method=method, title=doc.title, scores=scores)
+
+
+def _parse(html: str | bytes, content_type: str | None, params: dict[str, Any]) -> Document:
+    with time_limit(params["time_limit"]):
+        return Document.parse(html, content_type=content_type, limits=_limits(params))
+
+
+def extract(
+    html: str | bytes,
+    method: str = DEFAULT_METHOD,
+    *,
+    url: str | None = None,
+    content_type: str | None = None,
+    **params: Any,
+) -> Extraction:
+    """Extract the main content of one page with one method.
+
+    ``html`` may be bytes (decoded browser-like, see :mod:`.decode`; ``content_type`` is the
+    HTTP header value, used for its charset) or str.  ``params`` override the method's
+    defaults (:data:`contentx_udf.settings.DEFAULTS`).  ``url`` is accepted for API
+    stability and recorded nowhere yet.  Never raises on page content.
+    """
+    resolved = resolve_params(method, params)
+    return extract_all(html, (method,), url=url, content_type=content_type, params={method: resolved})[method]
+
+
+def extract_all(
+    html: str | bytes,
+    methods: Iterable[str] = METHODS,
+    *,
+    url: str | None = None,
+    content_type: str | None = None,
+    params: dict[str, dict[str, Any]] | None = None,
+) -> dict[str, Extraction]:
+    """Decode and parse the page once and run every requested method on the same document.
+
+    ``params`` optionally maps a method name to parameter overrides for it.
+    """
+    methods = tuple(methods)
+    resolved = {m: resolve_params(m, (params or {}).get(m)) for m in methods}
+    for m in params or {}:
+        check_method(m)
+    if not methods:
+        return {}
+    first = resolved[methods[0]]
+    try:
+        doc = _parse(html, content_type, first)
+    except PageTimeout:
+        return {m: _error(m, None, "timeout", {"time_limit": float(first["time_limit"])}) for m in methods}
+    except Exception as exc:
+        return {m: _error(m, None, f"parse failed: {type(exc).__name__}: {exc}") for m in methods}
+    return {m: _run(doc, m, resolved[m]) for m in methods}

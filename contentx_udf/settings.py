@@ -1,0 +1,108 @@
+"""Every tunable parameter with the papers' defaults, in one visible place.
+
+``DEFAULTS[method]`` holds the parameters of each method; ``COMMON`` holds the bounds shared
+by all of them.  Any value can be overridden per call (``extract(html, method, **params)``)
+or from the job configuration (``conf/extract.toml``, table ``[params.<method>]``).
+Each algorithm module documents where its defaults come from (paper section/equation).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+#: Method names, in the order tables and reports list them.
+METHODS: tuple[str, ...] = (
+    "cetr-tm",
+    "cetr-km",
+    "cetr",
+    "cetr-dff",
+    "ccb",
+    "accb",
+    "tccb",
+    "coreex",
+    "cetd-ds",
+    "cectd-s",
+    "cectd-ds",
+)
+
+#: The method used when none is named (best F1 on the development set).
+DEFAULT_METHOD = "cectd-ds"
+
+#: Bounds shared by all methods (see :class:`contentx_udf.document.Limits`).
+COMMON: dict[str, Any] = {
+    "max_chars": 5_000_000,  # decoded characters parsed per page
+    "max_nodes": 200_000,  # DOM nodes flattened per page
+    "max_depth": 1_000,  # nesting depth kept before parsing
+    "time_limit": 10.0,  # seconds per page and method; 0 disables the limit
+}
+
+_CETR_COMMON: dict[str, Any] = {
+    # CETR overview, FAQ: re-break pages whose HTML sits on few long lines.
+    "rebreak_chars": 60,
+    # Gaussian smoothing of the TTR histogram (Eq. 2-3), "radius 3".
+    "sigma": 3.0,
+    "radius": 3,
+}
+
+#: Per-method parameters (paper defaults unless a comment says otherwise).
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "cetr-tm": {**_CETR_COMMON, "lambda_": 1.0},
+    "cetr-km": {**_CETR_COMMON, "alpha": 3, "k": 3, "max_iter": 100},
+    "cetr": {**_CETR_COMMON, "alpha": 3, "k": 3, "max_iter": 100},
+    "cetr-dff": {**_CETR_COMMON, "alpha": 3, "k": 3},
+    "ccb": {"range": 40, "threshold": 0.75, "max_iter": 100},
+    "accb": {"range": 40, "threshold": 0.75, "max_iter": 100},
+    "tccb": {"range": 25, "threshold": 0.75, "max_iter": 100},
+    "coreex": {"weight_ratio": 0.99, "weight_text": 0.01, "subset_threshold": 0.9},
+    "cetd-ds": {"lambda_": 1.0},
+    "cectd-s": {"lambda_": 1.0},
+    "cectd-ds": {"lambda_": 1.0},
+}
+
+
+def _check_value(method: str, name: str, default: Any, value: Any) -> Any:
+    where = f"parameter {name!r} of method {method!r}"
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise ValueError(f"{where} must be true or false, got {value!r}")
+        return value
+    if isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+            raise ValueError(f"{where} must be an integer, got {value!r}")
+        if value < 0:
+            raise ValueError(f"{where} must not be negative, got {value!r}")
+        return int(value)
+    if isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise ValueError(f"{where} must be a finite number, got {value!r}")
+        if value < 0:
+            raise ValueError(f"{where} must not be negative, got {value!r}")
+        return float(value)
+    if not isinstance(value, type(default)):
+        raise ValueError(f"{where} must be a {type(default).__name__}, got {value!r}")
+    return value
+
+
+def check_method(method: str) -> str:
+    """Return ``method`` if it is a known method name, else raise ValueError listing them."""
+    if method not in DEFAULTS:
+        raise ValueError(f"unknown method {method!r}; valid methods: {', '.join(METHODS)}")
+    return method
+
+
+def resolve_params(method: str, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The method's parameters (COMMON + method defaults) with ``overrides`` applied and checked.
+
+    Raises ValueError for an unknown method, an unknown parameter name or a bad value.
+    """
+    check_method(method)
+    params = {**COMMON, **DEFAULTS[method]}
+    for name, value in (overrides or {}).items():
+        if name not in params:
+            raise ValueError(
+                f"unknown parameter {name!r} for method {method!r}; valid parameters: "
+                + ", ".join(sorted(params))
+            )
+        params[name] = _check_value(method, name, params[name], value)
+    return params
