@@ -1,0 +1,175 @@
+"""The ``contentx`` command line: ``evaluate``, ``extract`` and ``run`` (the Spark job).
+
+User errors (missing file, unknown method, bad gold set) print one line on stderr and exit with 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import importlib
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+PROG = "contentx"
+
+
+class UserError(Exception):
+    """A mistake in the command line or its inputs: reported in one line, exit code 2."""
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description="Main-text extraction from web pages.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    ev = sub.add_parser(
+        "evaluate",
+        help="score methods against a gold set",
+        description="Score extraction methods against a gold set and print a table "
+        "(the full-text baseline is always included).",
+    )
+    ev.add_argument("--gold", required=True, type=Path, help="scrapinghub layout or NAME.html+NAME.txt dir")
+    ev.add_argument("--methods", default="all", help="comma-separated method names, or 'all' (default)")
+    ev.add_argument("--json", dest="json_out", type=Path, metavar="OUT", help="also write results as JSON")
+    ev.add_argument("--limit", type=int, metavar="N", help="only the first N pages (sorted by id)")
+    ev.add_argument("--bootstrap", type=int, default=0, metavar="N", help="bootstrap resamples for ± std")
+
+    ex = sub.add_parser(
+        "extract",
+        help="extract the main text of one saved page",
+        description="Extract the main text of a saved page (plain or gzip). "
+        "Exit code 1 if the extractor reports an error.",
+    )
+    ex.add_argument("file", type=Path, metavar="FILE")
+    ex.add_argument("--method", help="method name (default: the library's DEFAULT_METHOD), or full-text")
+    ex.add_argument("--json", action="store_true", help="print {method, title, text, scores, status, error}")
+    ex.add_argument("--content-type", help="HTTP Content-Type of the page (for the charset)")
+    ex.add_argument("--url", help="URL of the page")
+
+    sub.add_parser(
+        "run",
+        help="run the Spark job (arguments passed through to contentx_udf.job)",
+        add_help=False,
+    )
+    return parser
+
+
+def _read_page(path: Path) -> bytes:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as e:
+        raise UserError(f"no such file: {path}") from e
+    except OSError as e:
+        raise UserError(f"cannot read {path}: {e.strerror or e}") from e
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as e:
+            raise UserError(f"{path}: broken gzip data: {e}") from e
+    return data
+
+
+def _cmd_extract(args: argparse.Namespace) -> int:
+    from contentx_udf import evaluation
+
+    html = _read_page(args.file)
+    if args.method == evaluation.FULL_TEXT:
+        text = evaluation.full_text(html)
+        out = {
+            "method": args.method,
+            "title": None,
+            "text": text,
+            "scores": {},
+            "status": "ok",
+            "error": None,
+        }
+    else:
+        from contentx_udf import extract
+
+        try:
+            method = {} if args.method is None else {"method": args.method}
+            res = extract(html, **method, url=args.url, content_type=args.content_type)
+        except ValueError as e:  # the library's "unknown method ...; valid: ..." message
+            raise UserError(str(e)) from e
+        out = {
+            "method": res.method,
+            "title": res.title,
+            "text": res.text,
+            "scores": dict(res.scores or {}),
+            "status": res.status,
+            "error": res.error,
+        }
+    if args.json:
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+    else:
+        if out["text"]:
+            print(out["text"])
+        if out["status"] != "ok":
+            print(f"{PROG}: extraction error: {out['error']}", file=sys.stderr)
+    return 0 if out["status"] == "ok" else 1
+
+
+def _cmd_evaluate(args: argparse.Namespace) -> int:
+    from contentx_udf import evaluation
+
+    if args.limit is not None and args.limit < 1:
+        raise UserError("--limit must be at least 1")
+    if args.json_out is not None and not args.json_out.resolve().parent.is_dir():
+        raise UserError(f"cannot write {args.json_out}: no such directory")
+    try:
+        methods = evaluation.resolve_methods(args.methods)
+        pages = evaluation.load_gold(args.gold)
+    except ValueError as e:
+        raise UserError(str(e)) from e
+    if evaluation.FULL_TEXT not in methods:
+        methods.insert(0, evaluation.FULL_TEXT)  # the table always shows the baseline
+    if args.limit is not None:
+        pages = pages[: args.limit]
+    results = evaluation.evaluate(pages, methods, n_bootstrap=args.bootstrap)
+    print(evaluation.format_table(results), end="")
+    if args.json_out is not None:
+        payload = {"gold": str(args.gold), "n_pages": len(pages), "results": [r.to_dict() for r in results]}
+        try:
+            args.json_out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+        except OSError as e:
+            raise UserError(f"cannot write {args.json_out}: {e.strerror or e}") from e
+    return 0
+
+
+def _cmd_run(argv: list[str]) -> int:
+    try:
+        job = importlib.import_module("contentx_udf.job")
+    except ModuleNotFoundError as e:
+        if e.name != "contentx_udf.job":
+            raise
+        print(f"{PROG}: error: the Spark job module contentx_udf.job is not installed", file=sys.stderr)
+        return 1
+    rc = job.main(argv)
+    return rc if isinstance(rc, int) else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``contentx`` / ``python -m contentx_udf``; returns the exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["run"]:
+        # Everything after "run" belongs to the job, options included: no parsing here.
+        return _cmd_run(args_list[1:])
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as e:  # --help (0) or a usage error (2, message already printed)
+        return e.code if isinstance(e.code, int) else 2
+    try:
+        if args.command == "extract":
+            return _cmd_extract(args)
+        return _cmd_evaluate(args)
+    except UserError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # e.g. `contentx extract page.html | head`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
