@@ -1,0 +1,52 @@
+"""Process set-up for the driver and the Python workers of the Spark job."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from .job_errors import UserError
+
+CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
+
+JAVA_HINT = (
+    "Java 17 (or 21) is required to run Spark and was not found: install it "
+    "(Debian/Ubuntu: `apt-get install openjdk-17-jre-headless`, macOS: `brew install openjdk@17`) "
+    "or set JAVA_HOME to an installed JDK/JRE"
+)
+
+
+def check_java() -> None:
+    """Fail with one clear sentence when no Java runtime can start Spark."""
+    java_home = os.environ.get("JAVA_HOME")
+    java = str(Path(java_home) / "bin" / "java") if java_home else shutil.which("java")
+    if not java or not os.path.exists(java):
+        raise UserError(JAVA_HINT)
+    try:
+        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        raise UserError(JAVA_HINT) from None
+    if out.returncode != 0:
+        raise UserError(JAVA_HINT)
+
+
+def prepare_driver() -> None:
+    """Environment for a local run: workers use this interpreter; Spark reads conf/.
+
+    ``PYSPARK_PYTHON`` is set to the running interpreter when unset, so the workers find
+    the installed package.  ``SPARK_CONF_DIR`` points at the repository's ``conf/`` when
+    unset, so ``conf/spark-defaults.conf`` applies to local runs; ``spark-submit --master``
+    and ``--conf`` still override it (the master is never set in code).
+    """
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    if "SPARK_CONF_DIR" not in os.environ and (CONF_DIR / "spark-defaults.conf").exists():
+        os.environ["SPARK_CONF_DIR"] = str(CONF_DIR)
+
+
+def prepare_worker() -> None:
+    """Per-task set-up in a Python worker (idempotent)."""
+    # Lexbor and numpy are single-threaded here; keep BLAS from oversubscribing the cores.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Developer entry point: sets up .venv (Python 3.11+) on first use, then runs a task.
+#   ./dev.sh test            run the test suite
+#   ./dev.sh sample          run the Spark job on the bundled sample WARC (embedded local Spark)
+#   ./dev.sh job ARGS...     run the job with your own arguments
+#   ./dev.sh evaluate ARGS.. run `contentx evaluate`
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PYTHON="${PYTHON:-python3}"
+VENV=".venv"
+
+setup() {
+    if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+        echo "dev.sh: Python 3.11 or newer is required ($PYTHON is $("$PYTHON" --version 2>&1))" >&2
+        exit 2
+    fi
+    if [ ! -x "$VENV/bin/python" ]; then
+        echo "dev.sh: creating $VENV and installing contentx (first run only, ~1 minute)" >&2
+        "$PYTHON" -m venv "$VENV"
+        "$VENV/bin/python" -m pip install -q --upgrade pip
+    fi
+    # re-install when pyproject.toml changed since the last install
+    if [ ! -f "$VENV/.installed" ] || [ pyproject.toml -nt "$VENV/.installed" ]; then
+        "$VENV/bin/python" -m pip install -q -e ".[test]"
+        touch "$VENV/.installed"
+    fi
+    export PYSPARK_PYTHON="${PYSPARK_PYTHON:-$PWD/$VENV/bin/python}"
+}
+
+task="${1:-}"
+shift || true
+case "$task" in
+    test)
+        setup
+        exec "$VENV/bin/python" -m pytest -q "$@"
+        ;;
+    sample)
+        setup
+        out="${CONTENTX_SAMPLE_OUT:-output/sample}"
+        exec "$VENV/bin/python" jobs/extract_warc.py --input tests/data/sample.warc.gz \
+            --output "$out" --overwrite "$@"
+        ;;
+    job)
+        setup
+        exec "$VENV/bin/python" jobs/extract_warc.py "$@"
+        ;;
+    evaluate)
+        setup
+        exec "$VENV/bin/contentx" evaluate "$@"
+        ;;
+    *)
+        sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+        exit 2
+        ;;
+esac

@@ -1,0 +1,19 @@
+"""spark-submit entry: extract the main text of WARC files into a Parquet table.
+
+    spark-submit jobs/extract_warc.py --input FILE.warc.gz --output OUT
+    python jobs/extract_warc.py --input FILE.warc.gz --output OUT   # embedded local[*] Spark
+
+All options: --help.  The job itself is contentx_udf.job (one module, thin over the library).
+"""
+
+import sys
+from pathlib import Path
+
+try:
+    from contentx_udf.job import main
+except ImportError:  # running from a source checkout without installing the package
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from contentx_udf.job import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,282 @@
+"""The Spark job end to end on real WARC files (one shared SparkSession)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from warcio.archiveiterator import ArchiveIterator
+
+from contentx_udf import job
+from contentx_udf.job import JobConfig, UserError, expand_inputs
+
+from .conftest import SHARED_WARC, TEST_DATA, shared_or_skip
+
+SAMPLE = TEST_DATA / "sample.warc.gz"
+CONTENT_TYPES = {"response", "revisit", "resource"}
+
+pytestmark = pytest.mark.spark
+
+
+def warc_records(path: Path) -> list[dict]:
+    """Ground truth straight from warcio: type, URI, offset of every record."""
+    out = []
+    with open(path, "rb") as fh:
+        it = ArchiveIterator(fh)
+        for rec in it:
+            ctype = rec.http_headers.get_header("Content-Type") if rec.http_headers else None
+            out.append(
+                {
+                    "type": rec.rec_type,
+                    "uri": rec.rec_headers.get_header("WARC-Target-URI"),
+                    "offset": it.get_record_offset(),
+                    "html": bool(ctype and "html" in ctype.lower()),
+                }
+            )
+    return out
+
+
+def read_table(spark, output: Path):
+    return spark.read.parquet(str(output))
+
+
+def config(inputs, output, **kw) -> JobConfig:
+    kw.setdefault("methods", ("cectd-ds", "cetr-tm"))
+    return JobConfig(inputs=[str(i) for i in inputs], output=str(output), **kw)
+
+
+@pytest.fixture(scope="module")
+def sample_run(spark, tmp_path_factory):
+    out = tmp_path_factory.mktemp("job") / "sample"
+    summary = job.run(config([SAMPLE], out), spark=spark)
+    return out, summary
+
+
+def test_schema_matches_the_declared_columns(spark, sample_run):
+    out, _ = sample_run
+    df = read_table(spark, out)
+    types = {f.name: f.dataType.simpleString() for f in df.schema.fields}
+    for name, ddl in job.OUTPUT_COLUMNS:
+        assert name in types, name
+        expected = {"int": "int", "long": "bigint", "timestamp": "timestamp"}.get(ddl, ddl)
+        assert types[name] == expected, (name, types[name])
+    assert set(types) == {n for n, _ in job.OUTPUT_COLUMNS}
+
+
+def test_every_content_record_is_accounted_for(spark, sample_run):
+    out, summary = sample_run
+    truth = warc_records(SAMPLE)
+    rows = (
+        read_table(spark, out).select("warc_record_offset", "warc_type", "method", "status", "url").collect()
+    )
+    by_offset: dict[int, list] = {}
+    for r in rows:
+        by_offset.setdefault(r["warc_record_offset"], []).append(r)
+    content = [t for t in truth if t["type"] in CONTENT_TYPES]
+    assert len(by_offset) == len(content)
+    for t in content:
+        got = by_offset[t["offset"]]
+        methods = sorted(r["method"] for r in got)
+        if t["html"]:
+            assert methods == ["cectd-ds", "cetr-tm"], t
+            assert all(r["status"] == "ok" for r in got), got
+        else:
+            assert methods == ["none"], t
+            assert got[0]["status"] in {"skipped", "error"}
+        assert all(r["url"] == t["uri"] for r in got)
+    assert summary["records_by_warc_type"] == dict(sorted(Counter(t["type"] for t in truth).items()))
+    assert json.loads((out / "_summary.json").read_text())["files_processed"] == 1
+
+
+def test_rows_join_back_to_the_warc_by_offset(spark, sample_run):
+    out, _ = sample_run
+    rows = (
+        read_table(spark, out)
+        .select("url", "warc_filename", "warc_record_offset", "warc_record_length")
+        .distinct()
+        .collect()
+    )
+    assert rows
+    for r in rows:
+        with open(r["warc_filename"], "rb") as fh:
+            fh.seek(r["warc_record_offset"])
+            member = fh.read(r["warc_record_length"])
+        rec = next(iter(ArchiveIterator(_BytesReader(member))))
+        assert rec.rec_headers.get_header("WARC-Target-URI") == r["url"]
+
+
+class _BytesReader:
+    def __init__(self, data: bytes):
+        import io
+
+        self._io = io.BytesIO(data)
+
+    def read(self, n=-1):
+        return self._io.read(n)
+
+    def readline(self, n=-1):
+        return self._io.readline(n)
+
+
+def test_extracted_text_is_real_text(spark, sample_run):
+    out, _ = sample_run
+    ok = read_table(spark, out).where("status = 'ok' and method = 'cectd-ds'").collect()
+    assert ok
+    assert sum(1 for r in ok if r["text_length"] and r["text_length"] > 200) >= len(ok) // 2
+    for r in ok:
+        assert r["text_length"] == len(r["text"])
+        assert "content_ratio" in r["scores"]
+
+
+def test_refuses_to_overwrite_an_existing_output(spark, sample_run, tmp_path):
+    out, _ = sample_run
+    with pytest.raises(UserError, match="already exists"):
+        job.run(config([SAMPLE], out), spark=spark)
+
+
+def test_output_that_is_a_file_is_refused(tmp_path, capsys):
+    target = tmp_path / "file.parquet"
+    target.write_text("x")
+    code = job.main(["--input", str(SAMPLE), "--output", str(target)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "output path is a file" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--input", "/nonexistent/x.warc.gz"], "input not found"),
+        (["--input", str(SAMPLE), "--methods", "nope"], "unknown method 'nope'"),
+        (["--input", str(SAMPLE), "--max-html-bytes", "-5"], "--max-html-bytes"),
+        (["--input", str(SAMPLE), "--resume", "--overwrite"], "exclude each other"),
+    ],
+)
+def test_user_errors_are_one_clear_line(argv, message, tmp_path, capsys):
+    code = job.main([*argv, "--output", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert message in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_bad_config_value_is_one_clear_line(tmp_path, capsys):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text('[params.cectd-ds]\nlambda_ = "high"\n')
+    code = job.main(["--input", str(SAMPLE), "--output", str(tmp_path / "o"), "--config", str(cfg)])
+    err = capsys.readouterr().err
+    assert code == 2 and "lambda_" in err and "Traceback" not in err
+
+
+def test_common_crawl_listing_with_local_base(spark, tmp_path):
+    rel = "crawl-data/CC-MAIN-2020-34/segments/1596439738015.38/warc/CC-MAIN-20200808165417-00395.warc.gz"
+    mirror = tmp_path / "mirror"
+    (mirror / rel).parent.mkdir(parents=True)
+    shutil.copy(SAMPLE, mirror / rel)
+    listing = tmp_path / "warc.paths.gz"
+    with gzip.open(listing, "wt") as fh:
+        fh.write(rel + "\n")
+    files = expand_inputs([str(listing)], str(mirror))
+    assert files == [(str(mirror / rel), rel)]
+    out = tmp_path / "out"
+    job.run(config([listing], out, methods=("cectd-ds",), input_base_url=str(mirror)), spark=spark)
+    rows = read_table(spark, out).select("warc_filename", "crawl", "warc_segment").distinct().collect()
+    assert [tuple(r) for r in rows] == [(rel, "CC-MAIN-2020-34", "1596439738015.38")]
+
+
+def test_empty_listing_is_a_user_error(tmp_path):
+    listing = tmp_path / "warc.paths"
+    listing.write_text("\n")
+    with pytest.raises(UserError, match="empty"):
+        expand_inputs([str(listing)], str(tmp_path))
+
+
+def _comparable(spark, out: Path) -> list[tuple]:
+    df = read_table(spark, out).select(
+        "warc_filename", "warc_record_offset", "method", "status", "error", "text", "title"
+    )
+    return sorted(tuple(r) for r in df.collect())
+
+
+def test_resume_after_a_killed_run_gives_the_uninterrupted_table(spark, tmp_path):
+    inputs = []
+    for i in range(3):
+        p = tmp_path / "in" / f"part-{i}.warc.gz"
+        p.parent.mkdir(exist_ok=True)
+        shutil.copy(SAMPLE, p)
+        inputs.append(p)
+    methods = ("cectd-ds",)
+    full = tmp_path / "full"
+    job.run(config(inputs, full, methods=methods, files_per_batch=1), spark=spark)
+
+    killed = tmp_path / "killed"
+    cfg = config(inputs, killed, methods=methods, files_per_batch=1)
+    files = expand_inputs(cfg.inputs, None)
+    store = job.OutputStore(spark, str(killed))
+    job.prepare_output(store, cfg)
+    job.run_batch(spark, store, files[:1], cfg, "20260101T000000-aaaaaaaa")
+    # second batch: parts moved into place, then "killed" before its commit marker
+    job.run_batch(spark, store, files[1:2], cfg, "20260101T000001-bbbbbbbb")
+    (killed / "_contentx" / "batches" / "20260101T000001-bbbbbbbb.json").unlink()
+    assert len(_comparable(spark, killed)) > 0
+
+    summary = job.run(config(inputs, killed, methods=methods, files_per_batch=1, resume=True), spark=spark)
+    assert summary["files_already_done"] == 1
+    assert summary["files_processed"] == 2
+    assert _comparable(spark, killed) == _comparable(spark, full)
+
+    # resuming a complete output adds nothing
+    again = job.run(config(inputs, killed, methods=methods, resume=True), spark=spark)
+    assert again["files_processed"] == 0
+    assert _comparable(spark, killed) == _comparable(spark, full)
+
+
+def test_growing_input_list_processes_only_new_files(spark, tmp_path):
+    a = tmp_path / "a.warc.gz"
+    b = tmp_path / "b.warc.gz"
+    shutil.copy(SAMPLE, a)
+    shutil.copy(SAMPLE, b)
+    out = tmp_path / "out"
+    job.run(config([a], out, methods=("cectd-ds",)), spark=spark)
+    summary = job.run(config([a, b], out, methods=("cectd-ds",), resume=True), spark=spark)
+    assert summary["files_already_done"] == 1 and summary["files_processed"] == 1
+    names = {r[0] for r in read_table(spark, out).select("warc_filename").distinct().collect()}
+    assert names == {str(a), str(b)}
+
+
+def test_shared_corpus_every_response_accounted(spark, tmp_path):
+    """All real WARCs and both fixtures in one invocation; compare with INDEX.json/manifests."""
+    real = shared_or_skip(SHARED_WARC / "real")
+    fixtures = shared_or_skip(SHARED_WARC / "fixtures")
+    inputs = sorted(p for p in real.iterdir() if ".warc" in p.name) + sorted(fixtures.glob("*.warc.gz"))
+    out = tmp_path / "all"
+    summary = job.run(config(inputs, out, methods=("cectd-ds",)), spark=spark)
+    df = read_table(spark, out)
+    rows = df.select("warc_filename", "warc_type", "method", "status", "error").collect()
+    per_file = Counter(
+        (Path(r["warc_filename"]).name, r["warc_type"]) for r in rows if r["method"] != "cectd-ds"
+    )
+    per_file_html = Counter(Path(r["warc_filename"]).name for r in rows if r["method"] == "cectd-ds")
+    index = json.loads((real / "INDEX.json").read_text())
+    files = index["files"] if isinstance(index, dict) and "files" in index else index
+    checked = 0
+    for entry in files:
+        name = entry.get("file") or entry.get("name")
+        types = entry.get("records_by_type") or {}
+        if not name or ".wet" in name or ".wat" in name or "clipped" in name:
+            continue
+        for wtype in CONTENT_TYPES:
+            expected = types.get(wtype, 0)
+            got = per_file[(name, wtype)] + (per_file_html[name] if wtype == "response" else 0)
+            assert got == expected, (name, wtype, got, expected)
+        checked += 1
+    assert checked >= 20
+    assert summary["files_processed"] == len(inputs)
+    for name in ("cc-2024-22__whirlwind.warc.wet.gz", "cc-2024-22__whirlwind.warc.wat.gz"):
+        errs = [r for r in rows if Path(r["warc_filename"]).name == name]
+        assert len(errs) == 1 and errs[0]["status"] == "error", errs
