@@ -20,6 +20,7 @@ Undecodable bytes never raise.
 from __future__ import annotations
 
 import codecs
+import functools
 import re
 from dataclasses import dataclass
 
@@ -76,7 +77,7 @@ class Decoded:
 
     text: str
     encoding: str
-    source: str  # "bom", "http", "meta", "utf-8", "detector", "fallback", "str"
+    source: str  # "bom", "http", "meta", "utf-8", "detector", "fallback", "str" (or why UTF-8 won)
     replaced: bool  # True when undecodable bytes were replaced
 
 
@@ -135,27 +136,41 @@ def decode_html(data: bytes | str, content_type: str | None = None) -> Decoded:
     if meta and meta not in ("utf-16-le", "utf-16-be"):  # a <meta> read as ASCII cannot be UTF-16
         declared.append((meta, "meta"))
 
+    utf8 = _strict(data, "utf-8")
     for enc, source in declared:
+        if utf8 is not None and enc != "utf-8" and _is_single_byte(enc) and not utf8.isascii():
+            # valid multi-byte UTF-8 is next to impossible by chance in a single-byte
+            # encoding: the declaration is wrong (a common server default).
+            return Decoded(utf8, "utf-8", f"utf-8 (declared {enc} in {source})", False)
         text = _strict(data, enc)
         if text is not None:
             return Decoded(text, enc, source, False)
-    text = _strict(data, "utf-8")
-    if text is not None:
-        return Decoded(text, "utf-8", "utf-8", False)
+    if utf8 is not None:
+        return Decoded(utf8, "utf-8", "utf-8", False)
 
-    if not declared:
-        detected = _detect(data)
-        if detected:
-            text = _strict(data, detected)
-            if text is not None:
-                return Decoded(text, detected, "detector", False)
-        text = data.decode("cp1252", errors="replace")
-        return Decoded(text, "cp1252", "fallback", True)
-
-    # Nothing decodes cleanly: trust the first declaration, as a browser does.
-    enc, source = declared[0]
+    detected = _detect(data)
+    if detected:
+        text = _strict(data, detected)
+        if text is not None:
+            return Decoded(text, detected, "detector", False)
+    if declared:
+        # nothing decodes cleanly: trust the first declaration, as a browser does
+        enc, source = declared[0]
+    elif detected:
+        enc, source = detected, "detector"
+    else:
+        enc, source = "cp1252", "fallback"
     text = data.decode(enc, errors="replace")
     return Decoded(text, enc, source, True)
+
+
+@functools.lru_cache(maxsize=64)
+def _is_single_byte(encoding: str) -> bool:
+    """True for encodings that map every byte to one character (windows-125x, ISO-8859-x, KOI8)."""
+    try:
+        return len(bytes(range(0x80, 0x100)).decode(encoding, errors="replace")) == 128
+    except LookupError:
+        return False
 
 
 def _detect(data: bytes) -> str | None:

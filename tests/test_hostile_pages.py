@@ -1,0 +1,200 @@
+"""Pathological pages never crash or hang an extractor (issue: hostile input)."""
+
+from __future__ import annotations
+
+import gzip
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from contentx_udf import METHODS, extract, extract_all
+from contentx_udf.document import Document, Limits, bound_nesting
+
+from .conftest import DEVSET
+
+ARTICLE = " ".join(
+    f"<p>Paragraph {i} of the article explains the matter at some length, with enough words to read.</p>"
+    for i in range(12)
+)
+NAV = "<ul>" + "".join(f'<li><a href="/s{i}">Section {i}</a></li>' for i in range(15)) + "</ul>"
+
+
+def run_all(html, **kw) -> dict:
+    results = extract_all(html, METHODS, **kw)
+    assert set(results) == set(METHODS)
+    return results
+
+
+def assert_all_ok(results: dict) -> None:
+    bad = {m: r.error for m, r in results.items() if r.status != "ok"}
+    assert not bad, bad
+
+
+@pytest.mark.parametrize(
+    "html", [b"", "", b"   ", "<html></html>", "<html><body></body></html>", "just text"]
+)
+def test_empty_and_bodiless_pages(html):
+    results = run_all(html)
+    assert_all_ok(results)
+    for r in results.values():
+        assert r.text.strip() in ("", "just text")
+
+
+def test_five_megabytes_of_html():
+    html = "<html><body>" + NAV + ARTICLE * 450 + "</body></html>"
+    assert len(html) > 5_000_000
+    results = run_all(html)
+    assert_all_ok(results)
+    assert all("Paragraph 3 of the article" in r.text for r in results.values())
+
+
+def test_megabytes_on_one_line():
+    html = "<html><body>" + (NAV + ARTICLE).replace("\n", " ") * 120 + "</body></html>"
+    assert "\n" not in html and len(html) > 1_000_000
+    results = run_all(html)
+    assert_all_ok(results)
+    assert all("Paragraph 11 of the article" in r.text for r in results.values())
+
+
+@pytest.mark.parametrize("depth", [20_000, 100_000])
+def test_deep_nesting_is_bounded(depth):
+    html = (
+        "<html><body>"
+        + "<div>" * depth
+        + "<p>deep paragraph text here</p>"
+        + "</div>" * depth
+        + "</body></html>"
+    )
+    results = run_all(html, params={m: {"time_limit": 30.0} for m in METHODS})
+    assert_all_ok(results)
+    r = results["cectd-ds"]
+    assert "deep paragraph text here" in r.text
+    assert r.scores["dropped_deep_tags"] > 0
+
+
+def test_bound_nesting_keeps_text_and_shallow_pages():
+    html = "<div>" * 50 + "x" + "</div>" * 50
+    assert bound_nesting(html, 100) == (html, 0)
+    cut, dropped = bound_nesting(html, 10)
+    assert dropped == 80 and "x" in cut and cut.count("<div>") == 10
+
+
+def test_binary_bytes_declared_as_html():
+    rng = random.Random(7)
+    data = b"\x89PNG\r\n\x1a\n" + bytes(rng.randrange(256) for _ in range(65536))
+    results = run_all(data, content_type="text/html; charset=utf-8")
+    assert_all_ok(results)
+
+
+def test_nul_bytes_and_invalid_utf8():
+    html = ("<html><body>" + ARTICLE + "</body></html>").encode().replace(b"article", b"art\x00icle\xff\xfe")
+    results = run_all(html, content_type="text/html; charset=utf-8")
+    assert_all_ok(results)
+    assert all("Paragraph 5" in r.text for r in results.values())
+
+
+@pytest.mark.parametrize(
+    "encoding, meta, text",
+    [
+        ("cp1251", "windows-1251", "Это основной текст статьи на русском языке, довольно длинный."),
+        ("euc_jp", "EUC-JP", "これは記事の本文です。日本語の文章がここに続きます。"),
+        ("gbk", "gb2312", "这是文章的正文内容，镕堃这些字只在GBK中。"),
+        ("cp949", "euc-kr", "이것은 기사의 본문입니다. 똠방각하 한국어 문장이 계속됩니다."),
+    ],
+)
+def test_charset_declared_only_in_meta(encoding, meta, text):
+    body = "".join(f"<p>{text} {i}</p>" for i in range(10))
+    html = f'<html><head><meta charset="{meta}"><title>t</title></head><body>{NAV}{body}</body></html>'
+    result = extract(html.encode(encoding), "cectd-ds", content_type="text/html")
+    assert result.status == "ok"
+    assert text in result.text
+
+
+def test_limits_are_recorded_in_scores():
+    html = "<html><body>" + ARTICLE * 20 + "</body></html>"
+    r = extract(html, "cectd-ds", max_chars=2000)
+    assert r.status == "ok" and r.scores["cut_chars"] == len(html) - 2000
+    r = extract(html, "cectd-ds", max_nodes=50)
+    assert r.status == "ok" and r.scores["node_limit"] == 50
+
+
+def test_time_limit_gives_a_timeout_row():
+    html = "<html><body>" + ARTICLE * 400 + "</body></html>"
+    r = extract(html, "ccb", time_limit=1e-4)
+    assert r.status == "error" and r.error == "timeout"
+
+
+def test_bad_method_and_parameter_raise_value_error():
+    with pytest.raises(ValueError, match="valid methods"):
+        extract("<p>x</p>", "nope")
+    with pytest.raises(ValueError, match="valid parameters"):
+        extract("<p>x</p>", "cectd-ds", no_such_param=1)
+    with pytest.raises(ValueError, match="lambda_"):
+        extract("<p>x</p>", "cectd-ds", lambda_="high")
+
+
+def test_document_limits_dataclass_defaults_match_settings():
+    from contentx_udf.settings import COMMON
+
+    limits = Limits()
+    assert (limits.max_chars, limits.max_nodes, limits.max_depth) == (
+        COMMON["max_chars"],
+        COMMON["max_nodes"],
+        COMMON["max_depth"],
+    )
+    assert Document.parse("<p>x</p>").limits == limits
+
+
+# --- property tests ---------------------------------------------------------------------
+
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@FAST
+@given(st.binary(max_size=20_000))
+def test_arbitrary_bytes_never_raise(data):
+    for r in extract_all(data, METHODS).values():
+        assert r.status in ("ok", "error")
+        assert r.status == "ok" or r.error
+
+
+def _dev_pages(n: int = 8) -> list[bytes]:
+    if not DEVSET.exists():
+        return [("<html><body>" + NAV + ARTICLE + "</body></html>").encode()]
+    files = sorted((DEVSET / "html").glob("*.html.gz"))[:n]
+    return [gzip.decompress(f.read_bytes()) for f in files]
+
+
+PAGES = _dev_pages()
+
+
+@st.composite
+def mutated_page(draw):
+    data = bytearray(draw(st.sampled_from(PAGES)))
+    for _ in range(draw(st.integers(0, 30))):
+        kind = draw(st.sampled_from(["flip", "cut", "drop_tag", "insert"]))
+        if not data:
+            break
+        pos = draw(st.integers(0, len(data) - 1))
+        if kind == "flip":
+            data[pos] = draw(st.integers(0, 255))
+        elif kind == "cut":
+            del data[pos:]
+        elif kind == "drop_tag":
+            end = data.find(b">", pos)
+            if end != -1:
+                del data[pos : end + 1]
+        else:
+            data[pos:pos] = draw(
+                st.sampled_from([b"<div>", b"</div>", b"<a href=x>", b"<!--", b"<script>", b"\x00"])
+            )
+    return bytes(data)
+
+
+@FAST
+@given(mutated_page())
+def test_mutated_real_pages_never_raise(data):
+    for r in extract_all(data, METHODS).values():
+        assert r.status == "ok", (r.method, r.error)
