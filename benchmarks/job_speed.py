@@ -1,0 +1,137 @@
+"""Spark job throughput against a plain Python loop over the same records.
+
+    python benchmarks/job_speed.py [--copies 11] [--methods cectd-ds] [--hostile]
+
+Copies ``../shared/warc/fixtures/scrapinghub-scale.warc.gz`` ``--copies`` times (181 pages
+each; 11 copies ~ 2,000 pages) into a temporary directory, then measures on this machine:
+  * the plain loop: ``multiprocessing`` with one process per core, each reading whole files
+    with contentx_udf.warc and calling contentx_udf.extract_all — the same library calls as
+    the job, without Spark;
+  * the Spark job (``contentx_udf.job.run``, embedded ``local[*]``), timed from the start of
+    the run to the committed output (the session is started and warmed up first).
+Prints records/s of both, the ratio, and the peak RSS (VmHWM) of the Spark Python workers;
+the last line holds every figure.  ``--hostile`` also runs the hostile fixture through the
+job and reports the workers' peak RSS there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from contentx_udf import extract_all  # noqa: E402
+from contentx_udf.job import JobConfig, run  # noqa: E402
+from contentx_udf.warc import iter_warc_rows  # noqa: E402
+
+FIXTURES = REPO.parent / "shared" / "warc" / "fixtures"
+
+
+def loop_file(args: tuple[str, tuple[str, ...]]) -> int:
+    path, methods = args
+    records = 0
+    for rec in iter_warc_rows(path, max_html_bytes=1_048_576):
+        records += 1
+        if rec.status == "ok" and rec.is_html:
+            extract_all(rec.payload, methods, content_type=rec.http_content_type)
+    return records
+
+
+def plain_loop(files: list[str], methods: tuple[str, ...], procs: int) -> tuple[int, float]:
+    started = time.perf_counter()
+    with multiprocessing.get_context("fork").Pool(procs) as pool:
+        records = sum(pool.map(loop_file, [(f, methods) for f in files], chunksize=1))
+    return records, time.perf_counter() - started
+
+
+def python_workers_peak_rss_mb() -> float:
+    """Largest VmHWM among this machine's PySpark Python worker processes."""
+    peak = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+            if b"pyspark.daemon" not in cmd and b"pyspark.worker" not in cmd:
+                continue
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peak = max(peak, int(line.split()[1]))
+        except OSError:
+            continue
+    return peak / 1024
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--copies", type=int, default=11)
+    parser.add_argument("--methods", default="cectd-ds")
+    parser.add_argument("--hostile", action="store_true")
+    args = parser.parse_args()
+    methods = tuple(args.methods.split(","))
+    source = FIXTURES / "scrapinghub-scale.warc.gz"
+    if not source.exists():
+        sys.exit(f"missing {source}")
+    procs = os.cpu_count() or 2
+    with tempfile.TemporaryDirectory(prefix="contentx-bench-") as tmp:
+        files = []
+        for i in range(args.copies):
+            dst = Path(tmp) / "in" / f"copy-{i:03d}.warc.gz"
+            dst.parent.mkdir(exist_ok=True)
+            shutil.copy(source, dst)
+            files.append(str(dst))
+
+        loop_records, loop_s = plain_loop(files, methods, procs)
+        loop_rate = loop_records / loop_s
+        print(
+            f"plain loop ({procs} processes): {loop_records} records in {loop_s:.1f} s "
+            f"= {loop_rate:.1f} records/s"
+        )
+
+        from contentx_udf.worker_env import prepare_driver
+
+        prepare_driver()
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.builder.appName("contentx-job-speed").getOrCreate()
+        spark.sparkContext.setLogLevel("ERROR")
+        # warm-up: start the Python workers on a small run
+        run(JobConfig(inputs=[files[0]], output=f"{tmp}/warm", methods=methods), spark=spark)
+        summary = run(JobConfig(inputs=files, output=f"{tmp}/out", methods=methods), spark=spark)
+        job_s = summary["elapsed_seconds"]
+        job_records = sum(summary["records_by_warc_type"].values())
+        job_rate = job_records / job_s
+        rss = python_workers_peak_rss_mb()
+        print(f"spark job (local[*]): {job_records} records in {job_s:.1f} s = {job_rate:.1f} records/s")
+        print(f"spark / loop: {job_rate / loop_rate:.2f} (goal >= 0.75)")
+        print(f"peak RSS of the Python workers: {rss:.0f} MB (goal <= 1024)")
+        hostile_rss = None
+        if args.hostile:
+            run(
+                JobConfig(
+                    inputs=[str(FIXTURES / "hostile.warc.gz")], output=f"{tmp}/hostile", methods=methods
+                ),
+                spark=spark,
+            )
+            hostile_rss = python_workers_peak_rss_mb()
+            print(f"peak RSS of the Python workers after the hostile fixture: {hostile_rss:.0f} MB")
+        spark.stop()
+    print(
+        f"RESULT loop_rps={loop_rate:.1f} job_rps={job_rate:.1f} ratio={job_rate / loop_rate:.2f} "
+        f"worker_peak_rss_mb={rss:.0f}" + (f" hostile_peak_rss_mb={hostile_rss:.0f}" if hostile_rss else "")
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
