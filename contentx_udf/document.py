@@ -250,47 +250,94 @@ class DomArrays:
 
 
 def flatten_dom(root, max_nodes: int) -> DomArrays:
-    """One iterative pre-order pass over ``root`` collecting the arrays of :class:`DomArrays`."""
+    """One pre-order pass over ``root`` collecting the arrays of :class:`DomArrays`.
+
+    The Python loop only records (tag id, node id, parent id, text) per node; parent
+    indices, subtree ends and depths are then derived with numpy (sorting and pointer
+    jumping), so the per-node cost is a few attribute reads.
+    """
     tag_list: list[int] = []
-    parents: list[int] = []
+    mem_ids: list[int] = []
+    parent_mem: list[int] = []
     texts: list[str] = []
-    ends: list[int] = []
-    depths: list[int] = []
-    index_of: dict[int, int] = {}
-    stack: list[int] = []
     truncated = False
-    idx = 0
+    add_tag, add_mem, add_parent, add_text = tag_list.append, mem_ids.append, parent_mem.append, texts.append
     for node in root.traverse(include_text=True):
         tid = node.tag_id
         if tid == COMMENT_TAG_ID:
             continue
-        if idx >= max_nodes:
+        if len(tag_list) >= max_nodes:
             truncated = True
             break
-        p = index_of.get(node.parent.mem_id, -1) if idx else -1
-        while stack and stack[-1] != p:
-            ends[stack.pop()] = idx
-        tag_list.append(tid)
-        parents.append(p)
-        depths.append(len(stack))
-        ends.append(idx + 1)
-        if tid == TEXT_TAG_ID:
-            texts.append(node.text_content or "")
-        else:
-            texts.append("")
-            index_of[node.mem_id] = idx
-            stack.append(idx)
-        idx += 1
-    while stack:
-        ends[stack.pop()] = idx
+        add_tag(tid)
+        add_mem(node.mem_id)
+        add_parent(node.parent.mem_id)
+        add_text(node.text_content or "" if tid == TEXT_TAG_ID else "")
+    n = len(tag_list)
+    if n == 0:
+        return _empty_dom()
+    parent_mem[0] = -1  # the root's parent is outside the arrays
+    parent = _parent_indices(np.array(mem_ids, dtype=np.int64), np.array(parent_mem, dtype=np.int64))
     return DomArrays(
         tag_id=np.array(tag_list, dtype=np.int64),
-        parent=np.array(parents, dtype=np.int64),
-        end=np.array(ends, dtype=np.int64),
-        depth=np.array(depths, dtype=np.int64),
+        parent=parent,
+        end=_subtree_ends(parent),
+        depth=_depths(parent),
         texts=texts,
         truncated=truncated,
     )
+
+
+def _parent_indices(mem_ids: np.ndarray, parent_mem: np.ndarray) -> np.ndarray:
+    """Map parent node ids to array indices (-1 where the parent is not in the arrays)."""
+    order = np.argsort(mem_ids, kind="stable")
+    sorted_ids = mem_ids[order]
+    pos = np.searchsorted(sorted_ids, parent_mem)
+    pos = np.minimum(pos, len(sorted_ids) - 1)
+    found = sorted_ids[pos] == parent_mem
+    return np.where(found, order[pos], -1).astype(np.int64)
+
+
+def _pointer_jump(step: np.ndarray, done: np.ndarray) -> np.ndarray:
+    """Follow ``step`` from every node until a node with ``done`` is reached (or -1).
+
+    O(n log depth): each round doubles the distance covered.
+    """
+    target = np.where(done, np.arange(step.size), step)
+    while True:
+        live = target >= 0
+        nxt = np.where(live, target, 0)
+        jumped = np.where(live & ~done[nxt], target[nxt], target)
+        if np.array_equal(jumped, target):
+            return target
+        target = jumped
+
+
+def _subtree_ends(parent: np.ndarray) -> np.ndarray:
+    """Exclusive end of each pre-order subtree: the next sibling of the nearest ancestor-or-self
+    that has one, else the array length."""
+    n = parent.size
+    idx = np.arange(n)
+    order = np.lexsort((idx, parent))  # grouped by parent, in document order
+    next_sibling = np.full(n, -1, dtype=np.int64)
+    same = parent[order[1:]] == parent[order[:-1]]
+    next_sibling[order[:-1][same]] = order[1:][same]
+    has_next = next_sibling >= 0
+    anchor = _pointer_jump(parent, has_next)
+    return np.where(anchor >= 0, next_sibling[np.maximum(anchor, 0)], n).astype(np.int64)
+
+
+def _depths(parent: np.ndarray) -> np.ndarray:
+    """Depth of every node (0 for roots) by pointer jumping (list ranking)."""
+    depth = (parent >= 0).astype(np.int64)
+    anc = parent.copy()
+    while True:
+        live = anc >= 0
+        if not live.any():
+            return depth
+        nxt = np.where(live, anc, 0)
+        depth = depth + np.where(live, depth[nxt], 0)
+        anc = np.where(live, anc[nxt], -1)
 
 
 # --- the source view -------------------------------------------------------------------
