@@ -45,7 +45,7 @@ def read_table(spark, output: Path):
 
 
 def config(inputs, output, **kw) -> JobConfig:
-    kw.setdefault("methods", ("cectd-ds", "cetr-tm"))
+    kw.setdefault("methods", ("cectd-ds", "coreex"))
     return JobConfig(inputs=[str(i) for i in inputs], output=str(output), **kw)
 
 
@@ -82,7 +82,7 @@ def test_every_content_record_is_accounted_for(spark, sample_run):
         got = by_offset[t["offset"]]
         methods = sorted(r["method"] for r in got)
         if t["html"]:
-            assert methods == ["cectd-ds", "cetr-tm"], t
+            assert methods == ["cectd-ds", "coreex"], t
             assert all(r["status"] == "ok" for r in got), got
         else:
             assert methods == ["none"], t
@@ -280,3 +280,61 @@ def test_shared_corpus_every_response_accounted(spark, tmp_path):
     for name in ("cc-2024-22__whirlwind.warc.wet.gz", "cc-2024-22__whirlwind.warc.wat.gz"):
         errs = [r for r in rows if Path(r["warc_filename"]).name == name]
         assert len(errs) == 1 and errs[0]["status"] == "error", errs
+
+
+def test_hostile_fixture_gives_the_expected_status_per_record(spark, tmp_path):
+    fixtures = shared_or_skip(SHARED_WARC / "fixtures")
+    manifest = json.loads((fixtures / "hostile.manifest.json").read_text())
+    out = tmp_path / "hostile"
+    job.run(config([fixtures / "hostile.warc.gz"], out, methods=("cectd-ds",)), spark=spark)
+    rows = read_table(spark, out).collect()
+    by_offset = {r["warc_record_offset"]: r for r in rows if r["warc_type"] is not None}
+    for rec in manifest["records"]:
+        if rec["warc_type"] != "response":
+            continue
+        row = by_offset[rec["offset"]]
+        special = rec["special"]
+        if special == "truncated-gzip-member":
+            assert row["status"] == "error" and row["error"].startswith("truncated"), row
+        elif rec["expect_text"]:
+            assert row["status"] == "ok" and row["method"] == "cectd-ds", (special, row["error"])
+            assert row["text_length"] > 0, special
+            if rec.get("expected_text_contains"):
+                assert rec["expected_text_contains"] in row["text"]
+        else:
+            assert row["status"] == "skipped" and row["error"], (special, row)
+    huge = next(r for r in rows if r["warc_record_offset"] == 67648)
+    assert huge["scores"]["payload_cut_bytes"] > 4_000_000
+
+
+def test_damaged_warcs_never_fail_the_job(spark, tmp_path):
+    """Byte flips and cuts in a real WARC: the job finishes, records before the damage are kept."""
+    import random
+
+    data = SAMPLE.read_bytes()
+    clean = [t for t in warc_records(SAMPLE) if t["type"] in CONTENT_TYPES]
+    rng = random.Random(1234)
+    damaged = {}
+    for i in range(4):
+        buf = bytearray(data)
+        pos = rng.randrange(len(buf) // 4, len(buf))
+        if i % 2:
+            del buf[pos:]
+        else:
+            for p in range(pos, min(len(buf), pos + 16)):
+                buf[p] = rng.randrange(256)
+        path = tmp_path / f"damaged-{i}.warc.gz"
+        path.write_bytes(bytes(buf))
+        damaged[str(path)] = pos
+    out = tmp_path / "out"
+    summary = job.run(config(list(damaged), out, methods=("cectd-ds",)), spark=spark)
+    assert summary["files_processed"] == len(damaged)
+    rows = read_table(spark, out).select("warc_filename", "warc_record_offset", "status", "error").collect()
+    for name, pos in damaged.items():
+        got = [r for r in rows if r["warc_filename"] == name]
+        offsets = {r["warc_record_offset"] for r in got}
+        # every record that ends before the damage is there
+        ends = [t["offset"] for t in clean[1:]] + [len(data)]
+        intact = [t["offset"] for t, end in zip(clean, ends, strict=True) if end <= pos]
+        assert set(intact) <= offsets, name
+        assert any(r["status"] == "error" for r in got) or name in summary["file_errors"], name
