@@ -22,7 +22,11 @@ setup() {
     fi
     # re-install when pyproject.toml changed since the last install
     if [ ! -f "$VENV/.installed" ] || [ pyproject.toml -nt "$VENV/.installed" ]; then
-        "$VENV/bin/python" -m pip install -q -e ".[test]"
+        if ! "$VENV/bin/python" -m pip install -q -e ".[test]" >"$VENV/install.log" 2>&1; then
+            cat "$VENV/install.log" >&2
+            echo "dev.sh: installing contentx failed (log above, also in $VENV/install.log)" >&2
+            exit 1
+        fi
         touch "$VENV/.installed"
     fi
     export PYSPARK_PYTHON="${PYSPARK_PYTHON:-$PWD/$VENV/bin/python}"

@@ -70,6 +70,7 @@ class JobConfig:
     max_html_bytes: int = DEFAULT_MAX_HTML_BYTES
     files_per_batch: int = 0  # 0: all files in one batch
     rows_per_batch: int = 256  # Arrow batch size yielded by the workers
+    worker_memory_mb: int = 2048  # address-space cap of each Python worker (0 = none)
     show_rows: int = 3
 
 
@@ -108,6 +109,7 @@ _CONFIG_KEYS = {
     "rows_per_batch",
     "input_base_url",
     "show_rows",
+    "worker_memory_mb",
 }
 
 
@@ -168,6 +170,7 @@ def build_config(args: argparse.Namespace) -> JobConfig:
         files_per_batch=positive_int("--files-per-batch", pick("files_per_batch", 0)),
         rows_per_batch=positive_int("rows_per_batch", pick("rows_per_batch", 256), allow_zero=False),
         show_rows=positive_int("--show-rows", pick("show_rows", 3)),
+        worker_memory_mb=positive_int("worker_memory_mb", job.get("worker_memory_mb", 2048)),
     )
 
 
@@ -332,6 +335,7 @@ class WorkerSettings:
     params: dict[str, dict[str, Any]]
     max_html_bytes: int
     rows_per_batch: int
+    worker_memory_mb: int = 0
 
 
 def _base_row(rec, warc_filename: str) -> dict[str, Any]:
@@ -478,7 +482,7 @@ def make_partition_fn(settings: WorkerSettings):
     def process_partition(batches):
         from .worker_env import prepare_worker
 
-        prepare_worker()
+        prepare_worker(settings.worker_memory_mb)
         schema = arrow_schema()
         buffer: list[dict[str, Any]] = []
         for batch in batches:
@@ -614,7 +618,9 @@ def run_batch(
     spark, store: OutputStore, files: list[tuple[str, str]], config: JobConfig, batch_id: str
 ) -> None:
     """Extract one batch of input files and commit it into the output."""
-    settings = WorkerSettings(config.methods, config.params, config.max_html_bytes, config.rows_per_batch)
+    settings = WorkerSettings(
+        config.methods, config.params, config.max_html_bytes, config.rows_per_batch, config.worker_memory_mb
+    )
     partitions = config.num_partitions or len(files)
     inputs = spark.createDataFrame(files, "location string, warc_filename string")
     inputs = inputs.repartition(max(1, min(partitions, len(files))))
@@ -720,8 +726,10 @@ def check_local_output(output: str) -> None:
     if os.path.isfile(local):
         raise UserError(f"output path is a file, not a directory: {output}")
     parent = os.path.dirname(os.path.abspath(local))
-    if not os.path.isdir(parent):
-        raise UserError(f"parent directory of the output does not exist: {parent}")
+    while parent and not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if os.path.isfile(parent):
+        raise UserError(f"output path lies under a file, not a directory: {parent}")
 
 
 def print_summary(summary: dict[str, Any], spark=None, show_rows: int = 3, out=sys.stdout) -> None:

@@ -46,7 +46,23 @@ def prepare_driver() -> None:
         os.environ["SPARK_CONF_DIR"] = str(CONF_DIR)
 
 
-def prepare_worker() -> None:
-    """Per-task set-up in a Python worker (idempotent)."""
+def prepare_worker(memory_mb: int = 0) -> None:
+    """Per-task set-up in a Python worker (idempotent).
+
+    ``memory_mb`` > 0 caps the worker's address space (``RLIMIT_AS``), so a pathological
+    page fails its own row with ``MemoryError`` instead of taking the machine down.  This is
+    what ``spark.executor.pyspark.memory`` does, without its messages on stderr.
+    """
     # Lexbor and numpy are single-threaded here; keep BLAS from oversubscribing the cores.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    if memory_mb > 0:
+        try:
+            import resource
+
+            limit = memory_mb * 1024 * 1024
+            soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+            if soft == resource.RLIM_INFINITY or soft > limit:
+                new_hard = hard if hard != resource.RLIM_INFINITY and hard < limit else limit
+                resource.setrlimit(resource.RLIMIT_AS, (min(limit, new_hard), new_hard))
+        except (ImportError, ValueError, OSError):
+            pass  # not supported on this platform: run unbounded
