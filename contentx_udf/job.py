@@ -423,11 +423,21 @@ def rows_for_record(rec, warc_filename: str, settings: WorkerSettings) -> list[d
 
 
 def file_row(
-    warc_filename: str, counts: Counter, file_error: str | None, records: int, seconds: float
+    warc_filename: str,
+    counts: Counter,
+    rows: Counter,
+    file_error: str | None,
+    records: int,
+    seconds: float,
 ) -> dict[str, Any]:
-    """The per-file statistics row (partition ``_files``): counts by WARC type in ``scores``."""
+    """The per-file statistics row (partition ``_files``).
+
+    ``scores`` holds ``records.<warc type>`` (all records read), ``rows.<method>.<status>``
+    (output rows written), ``content_records`` and ``seconds``.
+    """
     crawl, segment = crawl_and_segment(warc_filename)
     scores = [(f"records.{k}", float(v)) for k, v in sorted(counts.items())]
+    scores += [(f"rows.{m}.{st}", float(v)) for (m, st), v in sorted(rows.items())]
     scores += [("content_records", float(records)), ("seconds", seconds)]
     return {
         "warc_filename": warc_filename,
@@ -446,6 +456,7 @@ def process_file(location: str, warc_filename: str, settings: WorkerSettings) ->
 
     started = time.perf_counter()
     counts: Counter = Counter()
+    rows: Counter = Counter()
     records = 0
     file_error = None
     try:
@@ -454,11 +465,14 @@ def process_file(location: str, warc_filename: str, settings: WorkerSettings) ->
             for rec in reader:
                 if rec.warc_type is not None:
                     records += 1
-                yield from rows_for_record(rec, warc_filename, settings)
+                for row in rows_for_record(rec, warc_filename, settings):
+                    rows[(row["method"], row["status"])] += 1
+                    yield row
             counts = reader.counts
             file_error = reader.file_error
     except Exception as exc:  # unreadable input (vanished file, network error, ...)
         file_error = f"cannot read {location}: {type(exc).__name__}: {exc}"
+        rows[(NO_METHOD, "error")] += 1
         yield {
             "warc_filename": warc_filename,
             "method": NO_METHOD,
@@ -466,7 +480,7 @@ def process_file(location: str, warc_filename: str, settings: WorkerSettings) ->
             "error": file_error,
             **dict(zip(("crawl", "warc_segment"), crawl_and_segment(warc_filename), strict=True)),
         }
-    yield file_row(warc_filename, counts, file_error, records, time.perf_counter() - started)
+    yield file_row(warc_filename, counts, rows, file_error, records, time.perf_counter() - started)
 
 
 def _to_batch(rows: list[dict[str, Any]], schema):
@@ -622,8 +636,9 @@ def run_batch(
         config.methods, config.params, config.max_html_bytes, config.rows_per_batch, config.worker_memory_mb
     )
     partitions = config.num_partitions or len(files)
-    inputs = spark.createDataFrame(files, "location string, warc_filename string")
-    inputs = inputs.repartition(max(1, min(partitions, len(files))))
+    # one slice per file (no shuffle): each task streams its own WARC files
+    slices = max(1, min(partitions, len(files)))
+    inputs = spark.sparkContext.parallelize(files, slices).toDF("location string, warc_filename string")
     table = inputs.mapInArrow(make_partition_fn(settings), spark_schema())
     staging = "/".join([config.output.rstrip("/"), *STAGING, batch_id])
     table.write.mode("overwrite").partitionBy("method").parquet(staging)
@@ -652,46 +667,46 @@ def run_batch(
 def summarize(
     spark, config: JobConfig, batch_ids: list[str], files_total: int, files_skipped: int, elapsed: float
 ) -> dict[str, Any]:
-    from pyspark.sql import functions as F
-
+    """Summary of this run, from the per-file statistics rows (the table is not re-read)."""
     summary: dict[str, Any] = {
         "output": config.output,
         "methods": list(config.methods),
         "input_files": files_total,
         "files_already_done": files_skipped,
         "files_processed": 0,
+        "content_records": 0,
         "records_by_warc_type": {},
         "rows_by_method_status": {},
         "file_errors": {},
         "elapsed_seconds": round(elapsed, 2),
+        "records_per_second": None,
+        "content_records_per_second": None,
     }
-    if batch_ids:
-        stats_paths = ["/".join([config.output.rstrip("/"), *FILE_STATS, b]) for b in batch_ids]
-        stats = spark.read.parquet(*stats_paths)
-        rows = stats.select("warc_filename", "scores", "status", "error").collect()
-        counts: Counter = Counter()
-        records = 0
-        for row in rows:
-            for key, value in (row["scores"] or {}).items():
-                if key.startswith("records."):
-                    counts[key[len("records.") :]] += int(value)
-                elif key == "content_records":
-                    records += int(value)
-            if row["error"]:
-                summary["file_errors"][row["warc_filename"]] = row["error"]
-        summary["files_processed"] = len(rows)
-        summary["records_by_warc_type"] = dict(sorted(counts.items()))
-        summary["content_records"] = records
-        table = spark.read.parquet(config.output).where(
-            F.input_file_name().rlike("/b(" + "|".join(re.escape(b) for b in batch_ids) + ")-")
-        )
-        grouped = table.groupBy("method", "status").count().collect()
-        by: dict[str, dict[str, int]] = {}
-        for row in grouped:
-            by.setdefault(row["method"], {})[row["status"]] = row["count"]
-        summary["rows_by_method_status"] = dict(sorted(by.items()))
-        total_records = sum(counts.values())
-        summary["records_per_second"] = round(total_records / elapsed, 1) if elapsed > 0 else None
+    if not batch_ids:
+        return summary
+    stats_paths = ["/".join([config.output.rstrip("/"), *FILE_STATS, b]) for b in batch_ids]
+    rows = spark.read.parquet(*stats_paths).select("warc_filename", "scores", "error").collect()
+    counts: Counter = Counter()
+    by: dict[str, Counter] = {}
+    records = 0
+    for row in rows:
+        for key, value in (row["scores"] or {}).items():
+            if key.startswith("records."):
+                counts[key[len("records.") :]] += int(value)
+            elif key.startswith("rows."):
+                method, status = key[len("rows.") :].rsplit(".", 1)
+                by.setdefault(method, Counter())[status] += int(value)
+            elif key == "content_records":
+                records += int(value)
+        if row["error"]:
+            summary["file_errors"][row["warc_filename"]] = row["error"]
+    summary["files_processed"] = len(rows)
+    summary["content_records"] = records
+    summary["records_by_warc_type"] = dict(sorted(counts.items()))
+    summary["rows_by_method_status"] = {m: dict(sorted(c.items())) for m, c in sorted(by.items())}
+    if elapsed > 0:
+        summary["records_per_second"] = round(sum(counts.values()) / elapsed, 1)
+        summary["content_records_per_second"] = round(records / elapsed, 1)
     return summary
 
 
@@ -751,7 +766,9 @@ def print_summary(summary: dict[str, Any], spark=None, show_rows: int = 3, out=s
     for name, err in summary["file_errors"].items():
         print(f"  file error: {name}: {err}", file=out)
     print(
-        f"  elapsed: {summary['elapsed_seconds']} s, records/s: {summary.get('records_per_second')}", file=out
+        f"  elapsed: {summary['elapsed_seconds']} s, records/s: {summary['records_per_second']} "
+        f"(content records/s: {summary['content_records_per_second']})",
+        file=out,
     )
     if spark is not None and show_rows and summary["files_processed"]:
         from pyspark.sql import functions as F
