@@ -438,6 +438,11 @@ def cectd_s(doc: Document, params: dict[str, Any]):
         "body_density": float(density[0]),
         "content_elements": float(content.sum()),
     }
+    if not content[1:].any():
+        # no element is denser than <body> itself: the page is uniformly dense (no boilerplate
+        # to tell apart), so all of it is content rather than none of it
+        text_mask = dom.is_text
+        scores["whole_page"] = 1.0
     return MethodResult(text=dom.text_of(text_mask), scores=scores)
 
 

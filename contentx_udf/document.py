@@ -342,7 +342,10 @@ def _depths(parent: np.ndarray) -> np.ndarray:
 
 # --- the source view -------------------------------------------------------------------
 
-_SPLIT_RE = re.compile(r"(<!--.*?-->|<[^>]*>)", re.DOTALL)
+_COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
+#: A tag of the serialised body: "<" then a name or "/" + name, up to the next ">".
+_TAG_SPLIT_RE = re.compile(r"(</?[A-Za-z][^>]*>)")
+_TAG_NAME_RE = re.compile(r"<(/?)([A-Za-z][^\s/>]*)[^>]*>")
 
 
 @dataclass
@@ -366,29 +369,21 @@ class SourceArrays:
 
     @classmethod
     def from_html(cls, body_html: str) -> SourceArrays:
-        parts = _SPLIT_RE.split(body_html)
-        # parts alternate text, tag, text, ...; comments are dropped from the source.
-        kept = [p for i, p in enumerate(parts) if not (i % 2 and p.startswith("<!--"))]
-        html = "".join(kept)
-        lengths = np.fromiter((len(p) for p in kept), dtype=np.int64, count=len(kept))
-        starts = np.concatenate(([0], np.cumsum(lengths)[:-1])) if kept else np.zeros(0, np.int64)
-        is_tag_part = np.zeros(len(kept), dtype=bool)
-        # dropping comments breaks the text/tag alternation: recognise tags by content
-        tag_idx = [i for i, p in enumerate(kept) if p[:1] == "<" and p[-1:] == ">" and _is_tag(p)]
-        is_tag_part[tag_idx] = True
+        # comments are dropped from the source; then "<" only opens tags (Lexbor escapes it in text)
+        html = _COMMENT_RE.sub("", body_html) if "<!--" in body_html else body_html
+        parts = _TAG_SPLIT_RE.split(html)  # text, tag, text, tag, ..., text
+        lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+        starts = np.zeros(len(parts), dtype=np.int64)
+        np.cumsum(lengths[:-1], out=starts[1:])
+        t_start = starts[1::2]
+        t_end = t_start + lengths[1::2]
+        part_is_tag = np.zeros(len(parts), dtype=bool)
+        part_is_tag[1::2] = True
+        is_tag = np.repeat(part_is_tag, lengths)
+        found = _TAG_NAME_RE.findall(html)  # same matches as the split, in order
+        names = [name.lower() for _slash, name in found]
+        closing = np.fromiter((slash == "/" for slash, _name in found), dtype=bool, count=len(found))
         codes = np.frombuffer(html.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        delta = np.zeros(len(html) + 1, dtype=np.int64)
-        t_start = starts[is_tag_part]
-        t_end = t_start + lengths[is_tag_part]
-        np.add.at(delta, t_start, 1)
-        np.add.at(delta, t_end, -1)
-        is_tag = np.cumsum(delta[:-1]) > 0
-        names = []
-        closing = []
-        for i in tag_idx:
-            m = _NAME_RE.match(kept[i])
-            names.append(m.group(2).lower() if m else "")
-            closing.append(bool(m and m.group(1)))
         return cls(
             html=html,
             codes=codes,
@@ -396,7 +391,7 @@ class SourceArrays:
             tag_start=t_start,
             tag_end=t_end,
             tag_name=names,
-            tag_closing=np.array(closing, dtype=bool),
+            tag_closing=closing,
         )
 
     @property
@@ -441,13 +436,6 @@ class SourceArrays:
     @cached_property
     def full_text(self) -> str:
         return self.text_of(np.ones(self.size, dtype=bool))
-
-
-_NAME_RE = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:_-]*)")
-
-
-def _is_tag(part: str) -> bool:
-    return len(part) > 2 and (part[1].isalpha() or part[1] in "/!?")
 
 
 def _unescape(text: str) -> str:

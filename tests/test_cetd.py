@@ -384,3 +384,16 @@ def test_large_flat_page_is_fast(method):
     assert result.status == "ok"
     assert ARTICLE[3] in result.text
     assert result.scores["ms"] < 2_000
+
+
+def test_cectd_s_keeps_a_page_that_is_all_content():
+    """No element is denser than <body>: the whole page is content, not nothing."""
+    from contentx_udf import extract
+
+    html = "<html><body>" + "".join(
+        f"<p>Paragraph {i} says something with plenty of words in it.</p>" for i in range(12)
+    )
+    result = extract(html + "</body></html>", "cectd-s")
+    assert result.status == "ok"
+    assert "Paragraph 0 says" in result.text and "Paragraph 11 says" in result.text
+    assert result.scores["whole_page"] == 1.0
