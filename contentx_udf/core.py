@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from .document import Document, Limits
+from .document import Document, Limits, non_space_chars
 from .settings import DEFAULT_METHOD, METHODS, check_method, resolve_params
 
 
@@ -125,7 +125,7 @@ def _run(doc: Document, method: str, params: dict[str, Any]) -> Extraction:
         return _error(method, doc.title, f"{type(exc).__name__}: {exc}")
     scores = {k: float(v) for k, v in result.scores.items()}
     scores.update(doc.notes)
-    scores["content_ratio"] = len(result.text) / visible if visible else 0.0
+    scores["content_ratio"] = min(1.0, non_space_chars(result.text) / visible) if visible else 0.0
     scores["ms"] = (time.perf_counter() - started) * 1000.0
     return Extraction(text=result.text, method=method, title=doc.title, scores=scores)
 

@@ -506,8 +506,13 @@ class Document:
 
     @cached_property
     def visible_chars(self) -> int:
-        """Characters of all visible text, formatted as an extraction (for ``content_ratio``)."""
-        return len(self.dom.full_text)
+        """Non-whitespace characters of all visible text (the denominator of ``content_ratio``)."""
+        return non_space_chars("".join(self.dom.texts))
+
+
+def non_space_chars(text: str) -> int:
+    """Characters of ``text`` that are not whitespace (C-level counting, no per-char Python)."""
+    return len(text) - sum(text.count(c) for c in " \n\t\r\f\v\xa0")
 
 
 def _empty_dom() -> DomArrays:
