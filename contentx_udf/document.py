@@ -506,8 +506,18 @@ class Document:
 
     @cached_property
     def visible_chars(self) -> int:
-        """Non-whitespace characters of all visible text (the denominator of ``content_ratio``)."""
+        """Non-whitespace characters of all visible text (the denominator of ``content_ratio``).
+
+        Read from whichever view a method already built, so that no view is built just for it.
+        """
+        if "dom" not in self.__dict__ and "source" in self.__dict__:
+            src = self.source
+            text = ~src.is_tag & ~np.isin(src.codes, _SPACE_CODES)
+            return int(np.count_nonzero(text))
         return non_space_chars("".join(self.dom.texts))
+
+
+_SPACE_CODES = np.array([ord(c) for c in " \n\t\r\f\v\xa0"], dtype=np.uint32)
 
 
 def non_space_chars(text: str) -> int:
