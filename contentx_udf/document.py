@@ -28,83 +28,19 @@ import numpy as np
 from selectolax.lexbor import LexborHTMLParser
 
 from .decode import decode_html
-
-# --- tags ------------------------------------------------------------------------------
-
-#: Elements removed with their content before anything is measured.
-REMOVED_TAGS = (
-    "script",
-    "style",
-    "noscript",
-    "template",
-    "iframe",
-    "object",
-    "embed",
-    "applet",
-    "canvas",
-    "svg",
-    "math",
-    "head",
+from .source import SourceArrays
+from .tags import (  # noqa: F401  (re-exported: the algorithm modules import them from here)
+    _BLOCK_IDS,
+    _OPTIONAL_END_TAGS,
+    BLOCK_TAGS,
+    COMMENT_TAG_ID,
+    HIDDEN_SELECTOR,
+    REMOVED_TAGS,
+    TAG_IDS,
+    TEXT_TAG_ID,
+    VOID_TAGS,
+    tag_ids,
 )
-
-#: Elements hidden in the markup (the CETD paper names hidden text as its main precision loss).
-HIDDEN_SELECTOR = (
-    '[hidden], [style*="display:none" i], [style*="display: none" i], '
-    '[style*="visibility:hidden" i], [style*="visibility: hidden" i], [type="hidden"]'
-)
-
-#: Block-level elements: their boundaries become line breaks in the output text.
-BLOCK_TAGS = frozenset(
-    """address article aside blockquote body br caption center dd details dialog div dl dt
-    fieldset figcaption figure footer form frame frameset h1 h2 h3 h4 h5 h6 header hgroup hr
-    legend li main menu nav ol option p pre section summary table tbody td tfoot th thead tr
-    ul textarea select""".split()
-)
-
-#: Void elements (no end tag in the serialisation).
-VOID_TAGS = frozenset("area base br col embed hr img input keygen link meta param source track wbr".split())
-
-#: Elements whose end tag HTML allows to omit (not counted when bounding nesting depth).
-_OPTIONAL_END_TAGS = frozenset(
-    "p li dt dd option optgroup tr td th tbody thead tfoot colgroup caption rb rt rtc rp".split()
-)
-
-_TAG_IDS_SAMPLE = (
-    "<html><head><title></title><base><link><meta></head><body>"
-    + "".join(
-        f"<{t}></{t}>"
-        for t in """a abbr address article aside audio b bdi bdo blockquote button canvas
-        center cite code data datalist dd del details dfn dialog div dl dt em embed fieldset
-        figcaption figure font footer form h1 h2 h3 h4 h5 h6 header hgroup i iframe ins kbd
-        label legend li main map mark menu meter nav noscript object ol optgroup option output
-        p picture pre progress q s samp section select small span strike strong sub summary
-        sup svg template textarea time tt u ul var video math big marquee nobr""".split()
-    )
-    + "<br><hr><img><input><wbr><area><param><source><track><keygen>"
-    + "<table><caption></caption><colgroup><col></colgroup><thead><tr><th></th></tr></thead>"
-    + "<tbody><tr><td></td></tr></tbody><tfoot></tfoot></table></body></html>"
-)
-
-
-def _build_tag_ids() -> dict[str, int]:
-    tree = LexborHTMLParser(_TAG_IDS_SAMPLE)
-    ids = {node.tag: node.tag_id for node in tree.root.traverse()}
-    ids.update({"frame": ids.get("frame", -100), "frameset": ids.get("frameset", -101)})
-    return ids
-
-
-#: Lexbor tag id of each standard HTML tag name.
-TAG_IDS: dict[str, int] = _build_tag_ids()
-TEXT_TAG_ID = 2
-COMMENT_TAG_ID = 4
-
-
-def tag_ids(names) -> np.ndarray:
-    """Lexbor tag ids of the given tag names (unknown names are left out)."""
-    return np.array(sorted({TAG_IDS[n] for n in names if n in TAG_IDS}), dtype=np.int64)
-
-
-_BLOCK_IDS = tag_ids(BLOCK_TAGS)
 
 # --- limits ----------------------------------------------------------------------------
 
@@ -338,112 +274,6 @@ def _depths(parent: np.ndarray) -> np.ndarray:
         nxt = np.where(live, anc, 0)
         depth = depth + np.where(live, depth[nxt], 0)
         anc = np.where(live, anc[nxt], -1)
-
-
-# --- the source view -------------------------------------------------------------------
-
-_COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
-#: A tag of the serialised body: "<" then a name or "/" + name, up to the next ">".
-_TAG_SPLIT_RE = re.compile(r"(</?[A-Za-z][^>]*>)")
-_TAG_NAME_RE = re.compile(r"<(/?)([A-Za-z][^\s/>]*)[^>]*>")
-
-
-@dataclass
-class SourceArrays:
-    """The cleaned ``<body>`` as HTML source text, with per-character arrays.
-
-    ``codes[i]`` is the code point of character ``i`` of :attr:`html`; ``is_tag[i]`` tells
-    whether it belongs to a tag.  ``tag_start``/``tag_end`` are the character spans of the
-    tags, ``tag_name`` their lower-case names and ``tag_closing`` whether they are end tags.
-    Entities stay escaped in :attr:`html` (``&amp;`` is five characters); :meth:`text_of`
-    unescapes them in the output.
-    """
-
-    html: str
-    codes: np.ndarray
-    is_tag: np.ndarray
-    tag_start: np.ndarray
-    tag_end: np.ndarray
-    tag_name: list[str]
-    tag_closing: np.ndarray
-
-    @classmethod
-    def from_html(cls, body_html: str) -> SourceArrays:
-        # comments are dropped from the source; then "<" only opens tags (Lexbor escapes it in text)
-        html = _COMMENT_RE.sub("", body_html) if "<!--" in body_html else body_html
-        parts = _TAG_SPLIT_RE.split(html)  # text, tag, text, tag, ..., text
-        lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
-        starts = np.zeros(len(parts), dtype=np.int64)
-        np.cumsum(lengths[:-1], out=starts[1:])
-        t_start = starts[1::2]
-        t_end = t_start + lengths[1::2]
-        part_is_tag = np.zeros(len(parts), dtype=bool)
-        part_is_tag[1::2] = True
-        is_tag = np.repeat(part_is_tag, lengths)
-        found = _TAG_NAME_RE.findall(html)  # same matches as the split, in order
-        names = [name.lower() for _slash, name in found]
-        closing = np.fromiter((slash == "/" for slash, _name in found), dtype=bool, count=len(found))
-        codes = np.frombuffer(html.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        return cls(
-            html=html,
-            codes=codes,
-            is_tag=is_tag,
-            tag_start=t_start,
-            tag_end=t_end,
-            tag_name=names,
-            tag_closing=closing,
-        )
-
-    @property
-    def size(self) -> int:
-        return len(self.html)
-
-    @cached_property
-    def tag_is_block(self) -> np.ndarray:
-        return np.fromiter((n in BLOCK_TAGS for n in self.tag_name), dtype=bool, count=len(self.tag_name))
-
-    def tag_mask(self, names) -> np.ndarray:
-        """Boolean mask over tags whose name is in ``names``."""
-        names = set(names)
-        return np.fromiter((n in names for n in self.tag_name), dtype=bool, count=len(self.tag_name))
-
-    def inside(self, names) -> np.ndarray:
-        """Per-character mask: the character lies inside an element named in ``names``
-        (between its start and end tag, the tags included)."""
-        sel = self.tag_mask(names)
-        delta = np.zeros(self.size + 1, dtype=np.int64)
-        opening = sel & ~self.tag_closing
-        closing = sel & self.tag_closing
-        np.add.at(delta, self.tag_start[opening], 1)
-        np.add.at(delta, self.tag_end[closing], -1)
-        return np.cumsum(delta[:-1]) > 0
-
-    def text_of(self, char_mask: np.ndarray) -> str:
-        """Text of the selected non-tag characters; block tags become line breaks."""
-        keep = char_mask & ~self.is_tag
-        if not keep.any():
-            return ""
-        out = self.codes.copy()
-        block_starts = self.tag_start[self.tag_is_block]
-        out[block_starts] = 10  # "\n"
-        keep = keep.copy()
-        keep[block_starts] = True
-        text = out[keep].tobytes().decode("utf-32-le", "replace")
-        text = _unescape(text)
-        lines = (" ".join(line.split()) for line in text.split("\n"))
-        return "\n".join(line for line in lines if line)
-
-    @cached_property
-    def full_text(self) -> str:
-        return self.text_of(np.ones(self.size, dtype=bool))
-
-
-def _unescape(text: str) -> str:
-    if "&" not in text:
-        return text
-    import html as _html
-
-    return _html.unescape(text)
 
 
 # --- the document -----------------------------------------------------------------------
