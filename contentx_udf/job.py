@@ -773,9 +773,10 @@ def print_summary(summary: dict[str, Any], spark=None, show_rows: int = 3, out=s
     if spark is not None and show_rows and summary["files_processed"]:
         from pyspark.sql import functions as F
 
+        first_method = summary["methods"][0] if summary["methods"] else NO_METHOD
         rows = (
             spark.read.parquet(summary["output"])
-            .where(F.col("status") == "ok")
+            .where((F.col("status") == "ok") & (F.col("method") == first_method))
             .select("url", "method", "text_length", F.substring("text", 1, 80).alias("text"))
             .limit(show_rows)
             .collect()
