@@ -20,9 +20,11 @@ newline and whitespace collapsed inside a block (:meth:`DomArrays.text_of`,
 
 from __future__ import annotations
 
+import codecs
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
+from itertools import islice
 
 import numpy as np
 from selectolax.lexbor import LexborHTMLParser
@@ -95,22 +97,80 @@ def bound_nesting(html: str, max_depth: int) -> tuple[str, int]:
     return "".join(pieces), int(drop.sum())
 
 
+_CLEAN_SELECTOR = ", ".join(REMOVED_TAGS) + ", " + HIDDEN_SELECTOR
+
+
+def _utf8_input(html: str | bytes, decoded) -> bytes | None:
+    """The page bytes when they are exactly the UTF-8 encoding of the decoded text."""
+    if isinstance(html, bytes) and decoded.encoding == "utf-8" and not decoded.replaced:
+        return html[3:] if html.startswith(codecs.BOM_UTF8) else html
+    return None
+
+
+_NAME_BYTES = np.zeros(256, dtype=bool)
+_NAME_BYTES[list(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:_-")] = True
+_LETTER_BYTES = np.zeros(256, dtype=bool)
+_LETTER_BYTES[list(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")] = True
+_LOWER_BYTES = np.arange(256, dtype=np.uint8)
+_LOWER_BYTES[ord("A") : ord("Z") + 1] += 32
+#: Tags not counted by :func:`bound_nesting`, as 8 little-endian bytes (all are <= 8 long).
+_UNCOUNTED_KEYS = np.array(
+    sorted(int.from_bytes(n.encode().ljust(8, b"\0"), "little") for n in VOID_TAGS | _OPTIONAL_END_TAGS),
+    dtype=np.uint64,
+)
+
+
+def nesting_within(data: bytes, max_depth: int) -> bool:
+    """True when :func:`bound_nesting` would drop nothing from the page whose UTF-8 bytes are
+    ``data``: the same tag tokens and depth estimate, found with numpy instead of a regex."""
+    buf = np.frombuffer(data, dtype=np.uint8)
+    is_lt = buf == ord("<")
+    if buf.size < 2 or np.count_nonzero(is_lt[:-1] & (buf[1:] == ord("/"))) <= max_depth:
+        return True  # fewer end tags than max_depth (bytes.count(b"</") is 8 times slower)
+    opens = np.flatnonzero(is_lt)
+    closes_at = np.flatnonzero(buf == ord(">"))
+    padded = np.zeros(buf.size + 12, dtype=np.uint8)
+    padded[: buf.size] = buf
+    closing = padded[opens + 1] == ord("/")
+    name_at = opens + 1 + closing
+    tag = _LETTER_BYTES[padded[name_at]]
+    opens, closing, name_at = opens[tag], closing[tag], name_at[tag]
+    if opens.size <= max_depth:
+        return True
+    # a token runs to the next ">": a "<" before it belongs to the previous token, and a
+    # "<" with no ">" after it is no tag (the regex's ``[^>]*>``)
+    gt_before = np.searchsorted(closes_at, opens)
+    real = gt_before < closes_at.size
+    real[1:] &= gt_before[1:] > gt_before[:-1]
+    window = _LOWER_BYTES[padded[name_at[:, None] + np.arange(9)]]
+    in_name = _NAME_BYTES[window]
+    length = np.where(in_name.all(axis=1), 9, np.argmin(in_name, axis=1))
+    window[:, :8][np.arange(8) >= length[:, None]] = 0
+    keys = window[:, :8].copy().view("<u8")[:, 0]
+    pos = np.minimum(np.searchsorted(_UNCOUNTED_KEYS, keys), _UNCOUNTED_KEYS.size - 1)
+    uncounted = (length <= 8) & (_UNCOUNTED_KEYS[pos] == keys)
+    step = np.where(real & ~uncounted, np.where(closing, -1, 1), 0)
+    return int(np.cumsum(step).max()) <= max_depth
+
+
 # --- the DOM view ---------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False)
 class DomArrays:
     """The ``<body>`` subtree flattened in document order (index 0 is ``<body>``).
 
     Comments are not included.  ``end[i]`` is one past the last node of ``i``'s subtree,
-    so the subtree of ``i`` is ``i:end[i]``.
+    so the subtree of ``i`` is ``i:end[i]``.  The text of the text nodes is kept once,
+    joined with ``"\\x00"`` (which no text node contains) in :attr:`joined_text`, as
+    Lexbor's C-level text walk returns it; per-node views are derived lazily.
     """
 
     tag_id: np.ndarray  # int64 Lexbor tag id; TEXT_TAG_ID for text nodes
     parent: np.ndarray  # int64, -1 for the root
     end: np.ndarray  # int64, exclusive end of the subtree
-    depth: np.ndarray  # int64, 0 for the root
-    texts: list[str]  # text of text nodes, "" for elements
+    text_list: list[str]  # text of the text nodes, in document order
+    joined_text: str  # "\x00".join(text_list)
     truncated: bool = False  # True when max_nodes cut the traversal
 
     @property
@@ -122,18 +182,40 @@ class DomArrays:
         return self.tag_id == TEXT_TAG_ID
 
     @cached_property
+    def text_nodes(self) -> np.ndarray:
+        """Indices of the text nodes (the nodes of :attr:`text_list`)."""
+        return np.flatnonzero(self.is_text)
+
+    @cached_property
+    def depth(self) -> np.ndarray:
+        """Depth of every node (0 for ``<body>``)."""
+        return _depths(self.parent)
+
+    @cached_property
+    def texts(self) -> list[str]:
+        """Text of every node, ``""`` for elements."""
+        out = np.full(self.size, "", dtype=object)
+        out[self.text_nodes] = self.text_list
+        return out.tolist()
+
+    @cached_property
     def text_len(self) -> np.ndarray:
         """Characters of each text node without leading/trailing whitespace (0 for elements)."""
-        return np.fromiter((len(t.strip()) for t in self.texts), dtype=np.int64, count=self.size)
+        out = np.zeros(self.size, dtype=np.int64)
+        out[self.text_nodes] = np.fromiter(
+            map(len, map(str.strip, self.text_list)), dtype=np.int64, count=len(self.text_list)
+        )
+        return out
 
     def has_tag(self, names) -> np.ndarray:
         """Boolean mask of element nodes whose tag is one of ``names``."""
-        return np.isin(self.tag_id, tag_ids(names))
+        return tag_mask(self.tag_id, names)
 
     def subtree_sum(self, values: np.ndarray) -> np.ndarray:
         """Sum of ``values`` over each node's subtree, the node included."""
-        csum = np.concatenate(([0], np.cumsum(values)))
-        return csum[self.end] - csum[np.arange(self.size)]
+        csum = np.zeros(self.size + 1, dtype=np.result_type(values, np.int64))
+        np.cumsum(values, out=csum[1:])
+        return csum[self.end] - csum[:-1]
 
     def children_sum(self, values: np.ndarray) -> np.ndarray:
         """Sum of ``values`` over each node's direct children."""
@@ -143,41 +225,38 @@ class DomArrays:
 
     def within(self, roots: np.ndarray) -> np.ndarray:
         """Mask of all nodes inside the subtrees of ``roots`` (boolean mask or indices)."""
+        return self.cover_count(roots) > 0
+
+    def cover_count(self, roots: np.ndarray) -> np.ndarray:
+        """For every node, how many of the subtrees of ``roots`` contain it."""
         roots = np.flatnonzero(roots) if roots.dtype == bool else np.asarray(roots, dtype=np.int64)
-        delta = np.zeros(self.size + 1, dtype=np.int64)
-        np.add.at(delta, roots, 1)
-        np.add.at(delta, self.end[roots], -1)
-        return np.cumsum(delta[:-1]) > 0
+        n = self.size + 1
+        delta = np.bincount(roots, minlength=n) - np.bincount(self.end[roots], minlength=n)
+        return np.cumsum(delta[:-1])
 
     @cached_property
     def block_seq(self) -> np.ndarray:
         """Block counter: two text nodes are in the same block iff their values are equal."""
-        is_block = np.isin(self.tag_id, _BLOCK_IDS)
-        delta = np.zeros(self.size + 1, dtype=np.int64)
-        starts = np.flatnonzero(is_block)
-        np.add.at(delta, starts, 1)
-        np.add.at(delta, self.end[starts], 1)
+        starts = np.flatnonzero(tag_mask(self.tag_id, BLOCK_TAGS))
+        n = self.size + 1
+        delta = np.bincount(starts, minlength=n) + np.bincount(self.end[starts], minlength=n)
         return np.cumsum(delta[:-1])
 
     def text_of(self, mask: np.ndarray) -> str:
         """Text of the text nodes selected by ``mask`` (nodes; non-text entries are ignored)."""
-        idx = np.flatnonzero(mask & self.is_text)
-        if idx.size == 0:
+        is_text = self.is_text
+        picked = mask[is_text]  # per text node
+        if not picked.any():
             return ""
-        seq = self.block_seq[idx]
-        texts = self.texts
-        blocks: list[str] = []
-        current: list[str] = []
-        prev = seq[0]
-        for i, s in zip(idx.tolist(), seq.tolist(), strict=True):
-            if s != prev:
-                blocks.append("".join(current))
-                current = []
-                prev = s
-            current.append(texts[i])
-        blocks.append("".join(current))
-        lines = (" ".join(b.split()) for b in blocks)
-        return "\n".join(line for line in lines if line)
+        ordinal = np.flatnonzero(picked)
+        seq = self.block_seq[is_text][ordinal]
+        texts = np.array(self.text_list, dtype=object)[ordinal]
+        # a "\x00" (in no text) between two blocks, then one C-level join and split
+        breaks = np.flatnonzero(seq[1:] != seq[:-1]) + 1
+        if breaks.size:
+            texts = np.insert(texts, breaks, "\x00")
+        blocks = "".join(texts.tolist()).split("\x00")
+        return "\n".join(filter(None, map(" ".join, map(str.split, blocks))))
 
     @cached_property
     def full_text(self) -> str:
@@ -185,19 +264,84 @@ class DomArrays:
         return self.text_of(np.ones(self.size, dtype=bool))
 
 
+@lru_cache(maxsize=32)
+def _tag_table(names: frozenset[str] | tuple[str, ...]) -> np.ndarray:
+    ids = tag_ids(names)
+    ids = ids[(ids >= 0) & (ids < 4096)]
+    table = np.zeros(int(ids.max()) + 2 if ids.size else 1, dtype=bool)
+    table[ids] = True
+    return table  # the last entry stays False: every larger id (custom elements) maps to it
+
+
+def tag_mask(tag_id: np.ndarray, names) -> np.ndarray:
+    """Mask of the nodes whose tag is one of ``names`` (a lookup table over the small ids of
+    the standard tags; custom elements, whose ids are large, are never in it)."""
+    table = _tag_table(names if isinstance(names, frozenset | tuple) else tuple(names))
+    return table[np.minimum(tag_id, table.size - 1)]
+
+
 def flatten_dom(root, max_nodes: int) -> DomArrays:
     """One pre-order pass over ``root`` collecting the arrays of :class:`DomArrays`.
 
-    The Python loop only records (tag id, node id, parent id, text) per node; parent
-    indices, subtree ends and depths are then derived with numpy (sorting and pointer
-    jumping), so the per-node cost is a few attribute reads.
+    The Python loop reads two attributes per node: the tag id and the node id of the parent.
+    A node's parent is the node just before the first node with the same parent id (the
+    first child follows its parent in pre-order), so parent indices need no node ids of
+    their own; subtree ends follow the last-child pointers (pointer jumping).  The text
+    comes from one C-level walk of Lexbor (``text`` with a separator).
     """
+    tags: list[int] = []
+    parent_ids: list[int] = []
+    add_tag, add_parent = tags.append, parent_ids.append
+    nodes = root.traverse(include_text=True)
+    try:
+        for node in islice(nodes, max_nodes + 1):
+            add_tag(node.tag_id)
+            add_parent(node.parent.mem_id)
+    except AttributeError:  # a parentless root (not <body>, not <html>)
+        return _flatten_slow(root, max_nodes)
+    tag_id = np.array(tags, dtype=np.int64)
+    keep = tag_id != COMMENT_TAG_ID
+    kept = int(np.count_nonzero(keep))
+    if len(tags) > max_nodes and kept <= max_nodes:
+        return _flatten_slow(root, max_nodes)  # comments hid where max_nodes cuts
+    if kept == 0:
+        return _empty_dom()
+    parent = _first_occurrence(np.array(parent_ids, dtype=np.int64)) - 1
+    if kept < tag_id.size:  # drop the comments (leaves: never a parent)
+        new_index = np.cumsum(keep) - 1
+        parent = np.where(parent >= 0, new_index[np.maximum(parent, 0)], -1)[keep]
+        tag_id = tag_id[keep]
+    truncated = kept > max_nodes
+    if truncated:
+        tag_id, parent = tag_id[:max_nodes], parent[:max_nodes]
+    n_text = int(np.count_nonzero(tag_id == TEXT_TAG_ID))
+    joined = root.text(separator="\x00")
+    text_list = joined.split("\x00") if n_text else []
+    if len(text_list) != n_text:
+        if truncated and len(text_list) > n_text:
+            text_list = text_list[:n_text]
+            joined = "\x00".join(text_list)
+        else:  # an empty text node without data, or a text with a NUL: read them one by one
+            return _flatten_slow(root, max_nodes)
+    if not n_text:
+        joined = ""
+    return DomArrays(
+        tag_id=tag_id,
+        parent=parent,
+        end=_subtree_ends(parent),
+        text_list=text_list,
+        joined_text=joined,
+        truncated=truncated,
+    )
+
+
+def _flatten_slow(root, max_nodes: int) -> DomArrays:
+    """:func:`flatten_dom` reading node ids and texts node by node (odd trees only)."""
     tag_list: list[int] = []
     mem_ids: list[int] = []
     parent_mem: list[int] = []
     texts: list[str] = []
     truncated = False
-    add_tag, add_mem, add_parent, add_text = tag_list.append, mem_ids.append, parent_mem.append, texts.append
     for node in root.traverse(include_text=True):
         tid = node.tag_id
         if tid == COMMENT_TAG_ID:
@@ -205,12 +349,13 @@ def flatten_dom(root, max_nodes: int) -> DomArrays:
         if len(tag_list) >= max_nodes:
             truncated = True
             break
-        add_tag(tid)
-        add_mem(node.mem_id)
-        add_parent(node.parent.mem_id)
-        add_text(node.text_content or "" if tid == TEXT_TAG_ID else "")
-    n = len(tag_list)
-    if n == 0:
+        tag_list.append(tid)
+        mem_ids.append(node.mem_id)
+        parent = node.parent
+        parent_mem.append(parent.mem_id if parent is not None else -1)
+        if tid == TEXT_TAG_ID:
+            texts.append(node.text_content or "")
+    if not tag_list:
         return _empty_dom()
     parent_mem[0] = -1  # the root's parent is outside the arrays
     parent = _parent_indices(np.array(mem_ids, dtype=np.int64), np.array(parent_mem, dtype=np.int64))
@@ -218,10 +363,23 @@ def flatten_dom(root, max_nodes: int) -> DomArrays:
         tag_id=np.array(tag_list, dtype=np.int64),
         parent=parent,
         end=_subtree_ends(parent),
-        depth=_depths(parent),
-        texts=texts,
+        text_list=texts,
+        joined_text="\x00".join(texts),
         truncated=truncated,
     )
+
+
+def _first_occurrence(values: np.ndarray) -> np.ndarray:
+    """For every entry, the index of the first entry with the same value."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    new_group = np.empty(values.size, dtype=bool)
+    new_group[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new_group[1:])
+    group_first = order[new_group]  # stable sort: the first index of each value
+    out = np.empty(values.size, dtype=np.int64)
+    out[order] = group_first[np.cumsum(new_group) - 1]
+    return out
 
 
 def _parent_indices(mem_ids: np.ndarray, parent_mem: np.ndarray) -> np.ndarray:
@@ -234,33 +392,18 @@ def _parent_indices(mem_ids: np.ndarray, parent_mem: np.ndarray) -> np.ndarray:
     return np.where(found, order[pos], -1).astype(np.int64)
 
 
-def _pointer_jump(step: np.ndarray, done: np.ndarray) -> np.ndarray:
-    """Follow ``step`` from every node until a node with ``done`` is reached (or -1).
-
-    O(n log depth): each round doubles the distance covered.
-    """
-    target = np.where(done, np.arange(step.size), step)
-    while True:
-        live = target >= 0
-        nxt = np.where(live, target, 0)
-        jumped = np.where(live & ~done[nxt], target[nxt], target)
-        if np.array_equal(jumped, target):
-            return target
-        target = jumped
-
-
 def _subtree_ends(parent: np.ndarray) -> np.ndarray:
-    """Exclusive end of each pre-order subtree: the next sibling of the nearest ancestor-or-self
-    that has one, else the array length."""
+    """Exclusive end of each pre-order subtree: one past its last descendant, found by
+    following last-child pointers (pointer jumping, ``log2(depth)`` rounds)."""
     n = parent.size
-    idx = np.arange(n)
-    order = np.lexsort((idx, parent))  # grouped by parent, in document order
-    next_sibling = np.full(n, -1, dtype=np.int64)
-    same = parent[order[1:]] == parent[order[:-1]]
-    next_sibling[order[:-1][same]] = order[1:][same]
-    has_next = next_sibling >= 0
-    anchor = _pointer_jump(parent, has_next)
-    return np.where(anchor >= 0, next_sibling[np.maximum(anchor, 0)], n).astype(np.int64)
+    last = np.arange(n, dtype=np.int64)
+    inner = np.flatnonzero(parent >= 0)
+    np.maximum.at(last, parent[inner], inner)  # last child, or the node itself for a leaf
+    while True:
+        nxt = last[last]
+        if np.array_equal(nxt, last):
+            return last + 1
+        last = nxt
 
 
 def _depths(parent: np.ndarray) -> np.ndarray:
@@ -303,20 +446,32 @@ class Document:
         notes: dict[str, float] = {}
         if decoded.replaced:
             notes["decode_replaced"] = 1.0
+        data = _utf8_input(html, decoded)
         if "\x00" in text:
             text = text.replace("\x00", "\ufffd")
+            data = None
         if len(text) > limits.max_chars:
             notes["cut_chars"] = float(len(text) - limits.max_chars)
             text = text[: limits.max_chars]
-        text, dropped = bound_nesting(text, limits.max_depth)
-        if dropped:
-            notes["dropped_deep_tags"] = float(dropped)
-        tree = LexborHTMLParser(text)
+            data = None
+        if data is None:
+            data = text.encode("utf-8", "ignore")  # what Lexbor would be given for ``text``
+        if not nesting_within(data, limits.max_depth):
+            text, dropped = bound_nesting(text, limits.max_depth)
+            if dropped:
+                notes["dropped_deep_tags"] = float(dropped)
+                data = text.encode("utf-8", "ignore")
+        tree = LexborHTMLParser(data)
         title_node = tree.css_first("title")
         title = " ".join(title_node.text().split()) if title_node is not None else None
-        tree.strip_tags(list(REMOVED_TAGS))
-        for node in reversed(tree.css(HIDDEN_SELECTOR)):
+        # Only <body> is ever read (or the whole tree when there is none): one selector walk
+        # there finds the removed tags and the hidden elements (<body> itself included); the
+        # later nodes (descendants) go first, so no node is removed after its subtree was freed.
+        scope = tree.body if tree.body is not None else tree
+        for node in reversed(scope.css(_CLEAN_SELECTOR)):
             node.decompose()
+        if tree.body is None and tree.head is not None:  # a hidden <body> was removed
+            tree.head.decompose()  # (the DOM view then reads the whole tree)
         return cls(tree=tree, title=title or None, encoding=decoded.encoding, limits=limits, notes=notes)
 
     @cached_property
@@ -344,7 +499,8 @@ class Document:
             src = self.source
             text = ~src.is_tag & ~np.isin(src.codes, _SPACE_CODES)
             return int(np.count_nonzero(text))
-        return non_space_chars("".join(self.dom.texts))
+        dom = self.dom
+        return non_space_chars(dom.joined_text) - max(len(dom.text_list) - 1, 0)  # less the "\x00"
 
 
 _SPACE_CODES = np.array([ord(c) for c in " \n\t\r\f\v\xa0"], dtype=np.uint32)
@@ -357,4 +513,4 @@ def non_space_chars(text: str) -> int:
 
 def _empty_dom() -> DomArrays:
     z = np.zeros(0, dtype=np.int64)
-    return DomArrays(tag_id=z, parent=z, end=z, depth=z, texts=[])
+    return DomArrays(tag_id=z, parent=z, end=z, text_list=[], joined_text="")
