@@ -338,3 +338,13 @@ def test_damaged_warcs_never_fail_the_job(spark, tmp_path):
         intact = [t["offset"] for t, end in zip(clean, ends, strict=True) if end <= pos]
         assert set(intact) <= offsets, name
         assert any(r["status"] == "error" for r in got) or name in summary["file_errors"], name
+
+
+def test_missing_java_is_one_clear_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-jdk"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    code = job.main(["--input", str(SAMPLE), "--output", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "Java 17" in err and "install" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
