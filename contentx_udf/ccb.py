@@ -45,9 +45,21 @@ Either vector refinement alone is worse for one of CCB/ACCB (whitespace out: 0.7
 0.814; attributes out: 0.803 / 0.786): they shift the content/code balance in opposite
 directions.  TCCB at t = 0.6 / 0.7 scores 0.879 / 0.872.
 
-Cost: one ``np.convolve`` per blur and a stop check per blur, a median of 19-20 blurs
-(CCB/ACCB) and 14 (TCCB) per dev page; ``max_blur_work`` lowers the number of blurs on
-huge pages (``iteration_cap`` in the scores).
+How it is computed (the results are those of the per-character formulation above, up to
+floating-point rounding in the last digit):
+
+* the page is read as its *text* (the characters outside the tags, in order) and its tags:
+  the words are runs of letters in the text, and the character vector is a sequence of
+  runs — the content of each piece of text, the code of each tag — so nothing is built
+  per character of the source;
+* a blur is one BLAS matrix product (:class:`Blurs`), three times faster than
+  ``np.convolve``; blurs come in batches, and the stop rule is checked on a whole batch;
+* the stop check does not evaluate every word after every blur: the ratio is above ``t``
+  on a few intervals (:meth:`WordSpans.extracted`), and the words each interval touches
+  are found by binary search.
+
+A median of 19-20 blurs (CCB/ACCB) and 14 (TCCB) per dev page; ``max_blur_work`` lowers
+the number of blurs on huge pages (``iteration_cap`` in the scores).
 """
 
 from __future__ import annotations
@@ -69,6 +81,10 @@ _SPACE_CODES = np.array(
     + [0x2028, 0x2029, 0x202F, 0x205F, 0x3000],
     dtype=np.uint32,
 )
+_SPACE_LIMIT = int(_SPACE_CODES.max()) + 1
+#: Whether a code point is whitespace; every code point from ``_SPACE_LIMIT`` on reads the last entry.
+_IS_SPACE = np.zeros(_SPACE_LIMIT + 1, dtype=bool)
+_IS_SPACE[_SPACE_CODES] = True
 
 
 # --- the blur (§III-B) ------------------------------------------------------------------
@@ -100,7 +116,8 @@ def neighbourhood_weight(size: int, kernel: np.ndarray) -> np.ndarray:
     """
     radius = len(kernel) // 2
     weight = np.ones(size, dtype=np.float64)
-    edge = np.unique(np.concatenate((np.arange(min(radius, size)), np.arange(max(size - radius, 0), size))))
+    # an entry near both borders appears twice: it gets the same weight twice
+    edge = np.concatenate((np.arange(min(radius, size)), np.arange(max(size - radius, 0), size)))
     if edge.size:
         cumulative = np.concatenate(([0.0], np.cumsum(kernel)))
         first = np.maximum(radius - edge, 0)  # first kernel index inside the vector
@@ -114,7 +131,7 @@ def blur(values: np.ndarray, kernel: np.ndarray, weight: np.ndarray | None = Non
 
     Near the borders the average is taken over the part of the neighbourhood inside the
     vector (weights renormalised by ``weight``, see :func:`neighbourhood_weight`), so a
-    uniform vector stays uniform.
+    uniform vector stays uniform.  (:class:`Blurs` computes the same, faster.)
     """
     size = len(values)
     if size == 0:
@@ -124,6 +141,105 @@ def blur(values: np.ndarray, kernel: np.ndarray, weight: np.ndarray | None = Non
     if weight is None:
         weight = neighbourhood_weight(size, kernel)
     return full[radius : radius + size] / weight
+
+
+#: Entries per block of :class:`Blurs` at least (and at least the kernel's radius).
+_BLOCK = 12
+#: Multiply-adds per matrix product at most: OpenBLAS runs larger products on several threads.
+_MAX_PRODUCT = 1 << 18
+#: Entries of the vector times blurs per batch at most (memory on huge pages).
+_MAX_BATCH_ENTRIES = 1 << 22
+_BAND_MATRICES: dict[tuple[bytes, int], np.ndarray] = {}
+
+
+def _band_matrix(kernel: np.ndarray, block: int) -> np.ndarray:
+    """``M`` (``3·block × block``) with ``[previous, this, next block] @ M`` = this block blurred."""
+    key = (kernel.tobytes(), block)
+    matrix = _BAND_MATRICES.get(key)
+    if matrix is None:
+        radius = len(kernel) // 2
+        matrix = np.zeros((3 * block, block))
+        column = np.arange(block)
+        for offset in range(-radius, radius + 1):
+            matrix[block + column + offset, column] = kernel[radius + offset]
+        if len(_BAND_MATRICES) >= 32:
+            _BAND_MATRICES.clear()
+        _BAND_MATRICES[key] = matrix
+    return matrix
+
+
+class Blurs:
+    """The successive blurs of a vector (:func:`blur` applied again and again), a batch at a time.
+
+    A blur is one matrix product: the vector, cut into blocks of ``block >= radius``
+    entries, each block side by side with its two neighbours (a strided view, copied once),
+    times a banded matrix (:func:`_band_matrix`); then the entries within ``radius`` of a
+    border are divided by their :func:`neighbourhood_weight`.  The rows of a batch are kept
+    in one buffer with a zero block before and after each (the vector is zero outside).
+    Vectors shorter than twice the radius go through :func:`blur`.
+    """
+
+    def __init__(self, values: np.ndarray, kernel: np.ndarray, most: int) -> None:
+        self.size = size = values.size
+        self.kernel = kernel
+        self.radius = radius = len(kernel) // 2
+        self.most = most = max(1, min(most, _MAX_BATCH_ENTRIES // max(size, 1)))
+        self.banded = radius > 0 and size >= 2 * radius
+        if not self.banded:
+            self.weight = neighbourhood_weight(size, kernel)
+            self.last = values.astype(np.float64)
+            return
+        self.block = block = -(-max(_BLOCK, radius) // 4) * 4
+        self.blocks = blocks = -(-size // block)
+        length = (blocks + 2) * block
+        self.rows = rows = np.empty((most + 1, length))
+        rows[:, :block] = 0.0  # the vector is zero outside
+        rows[:, block + size :] = 0.0
+        rows[0, block : block + size] = values
+        self.windows = np.ndarray(
+            (most + 1, blocks, 3 * block), dtype=np.float64, buffer=rows, strides=(length * 8, block * 8, 8)
+        )
+        self.blurred = rows[:, block : block + blocks * block].reshape(most + 1, blocks, block)
+        self.scratch = np.empty((blocks, 3 * block))
+        self.matrix = _band_matrix(kernel, block)
+        self.step = max(1, _MAX_PRODUCT // (3 * block * block))  # blocks per matrix product
+        # the first and the last `radius` entries are divided by their weight (a vector of
+        # 2 * radius entries has the same border weights); the blocks' tail past the vector
+        # is set back to zero
+        weight = neighbourhood_weight(2 * radius, kernel)
+        self.head = rows[:, block : block + radius]
+        self.head_scale = 1.0 / weight[:radius]
+        self.tail = rows[:, block + size - radius : block + blocks * block]
+        self.tail_scale = np.zeros(self.tail.shape[1])
+        self.tail_scale[:radius] = 1.0 / weight[radius:]
+        self.used = 0
+
+    def next(self, count: int) -> np.ndarray:
+        """The next ``min(count, most)`` blurs, one per row (valid until the next call)."""
+        count = max(1, min(count, self.most))
+        if not self.banded:
+            out = np.empty((count, self.size))
+            previous = self.last
+            for row in range(count):
+                previous = out[row] = blur(previous, self.kernel, self.weight)
+            self.last = out[-1]
+            return out
+        rows, scratch, matrix, step, blocks = self.rows, self.scratch, self.matrix, self.step, self.blocks
+        if self.used:
+            rows[0] = rows[self.used]
+        for row in range(1, count + 1):
+            np.copyto(scratch, self.windows[row - 1])
+            out = self.blurred[row]
+            if step >= blocks:
+                np.matmul(scratch, matrix, out=out)
+            else:
+                for lo in range(0, blocks, step):
+                    np.matmul(scratch[lo : lo + step], matrix, out=out[lo : lo + step])
+            head, tail = self.head[row], self.tail[row]
+            np.multiply(head, self.head_scale, out=head)
+            np.multiply(tail, self.tail_scale, out=tail)
+        self.used = count
+        return rows[1 : count + 1, self.block : self.block + self.size]
 
 
 @dataclass
@@ -136,6 +252,11 @@ class BlurOutcome:
     converged: bool
 
 
+#: Blurs per batch: the first batches, then the last again and again.  The stop rule is
+#: checked on a batch at once; blurs past the stop are wasted.
+_BATCHES = (10, 8, 8)
+
+
 def blur_until_stable(
     content_code: np.ndarray,
     kernel: np.ndarray,
@@ -146,94 +267,298 @@ def blur_until_stable(
 ) -> BlurOutcome:
     """Blur repeatedly until the extracted content stops changing (§III-C).
 
-    ``extracted_by(ratios)`` tells which elements would be extracted given the current
-    ratios (whole words above the threshold).  Iteration 0 is the unblurred vector; the
-    loop stops at the first blur that leaves the extraction unchanged, or after
-    ``max_iter`` blurs.  ``initial`` is the extraction before any blur when the caller
-    knows it better than ``extracted_by`` (on a vector of cells, see :func:`cell_means`).
+    ``extracted_by(ratios)`` gets blurred vectors, one per row of a 2-D array, and tells
+    per row which elements would be extracted (whole words above the threshold).
+    Iteration 0 is the unblurred vector; the loop stops at the first blur that leaves the
+    extraction unchanged, or after ``max_iter`` blurs.  ``initial`` is the extraction
+    before any blur when the caller knows it better than ``extracted_by``.
     """
-    ratios = content_code.astype(np.float64)
-    extracted = extracted_by(ratios) if initial is None else initial
-    if ratios.size == 0:
+    ratios = np.asarray(content_code, dtype=np.float64)
+    extracted = extracted_by(ratios[None, :])[0] if initial is None else initial
+    if ratios.size == 0 or max_iter <= 0:
         return BlurOutcome(ratios, extracted, 0, True)
-    weight = neighbourhood_weight(ratios.size, kernel)
-    for iteration in range(1, max_iter + 1):
-        ratios = blur(ratios, kernel, weight)
-        now = extracted_by(ratios)
-        if np.count_nonzero(now != extracted) <= stop_change_rate * now.size:
-            return BlurOutcome(ratios, now, iteration, True)
-        extracted = now
-    return BlurOutcome(ratios, extracted, max_iter, max_iter == 0)
-
-
-# --- the source: characters, words, tokens -----------------------------------------------
+    tolerance = stop_change_rate * extracted.size
+    blurs = Blurs(ratios, kernel, max(_BATCHES))
+    done = 0
+    while done < max_iter:
+        wanted = _BATCHES[min(done // _BATCHES[0], len(_BATCHES) - 1)] if extracted.size else 1
+        rows = blurs.next(min(wanted, max_iter - done))
+        now = extracted_by(rows)
+        changes = np.count_nonzero(now != np.concatenate((extracted[None, :], now[:-1])), axis=1)
+        stable = np.flatnonzero(changes <= tolerance)
+        if stable.size:
+            row = int(stable[0])
+            return BlurOutcome(rows[row].copy(), now[row], done + row + 1, True)
+        extracted = now[-1]
+        ratios = rows[-1]
+        done += len(rows)
+    return BlurOutcome(ratios.copy(), extracted, max_iter, False)
 
 
 @dataclass
-class SourceWords:
-    """Words of the source text: runs of non-space content characters.
+class WordSpans:
+    """Words as closed spans ``[first, last]`` of a blurred vector (entry coordinates).
 
-    ``letters`` are the character positions of the words, in order; ``word_of_letter``
-    gives each letter's word number and ``word_start`` the index in ``letters`` of each
-    word's first letter (for ``np.logical_or.reduceat``).
+    Between entries the ratio is interpolated linearly, and constant beyond the first and
+    the last entry.  A word is extracted when its ratio is above the threshold somewhere on
+    its span ("words are always extracted entirely").  Spans are sorted and disjoint.
     """
 
-    letters: np.ndarray
-    word_of_letter: np.ndarray
-    word_start: np.ndarray
-    is_space: np.ndarray  # per character: whitespace outside tags
+    first: np.ndarray
+    last: np.ndarray
+
+    @classmethod
+    def on_cells(cls, first_entry: np.ndarray, last_entry: np.ndarray, cell: int) -> WordSpans:
+        """Spans of words on a vector of cells of ``cell`` entries: entry ``e`` lies at
+        ``(e + 0.5) / cell - 0.5`` (cell ``j`` has its centre at ``j``).  Spans start after
+        -0.5 and end before the number of cells less 0.5."""
+        return cls((first_entry + 0.5) / cell - 0.5, (last_entry + 0.5) / cell - 0.5)
 
     @property
     def count(self) -> int:
-        return len(self.word_start)
+        return len(self.first)
+
+    def extracted(self, ratios: np.ndarray, threshold: float) -> np.ndarray:
+        """Per row of ``ratios`` (one blurred vector per row), the words extracted.
+
+        The interpolated ratio is above ``threshold`` on a few open intervals, from where it
+        crosses the threshold upwards to where it crosses it downwards; the words an
+        interval touches are a range of word numbers, found by binary search.
+        """
+        rows, size = ratios.shape
+        words = self.count
+        # the ratio at the threshold one entry before and after the vector: a row starts and
+        # ends below it, and crosses it alternately up and down in between
+        padded = np.empty((rows, size + 2))
+        padded[:, 1:-1] = ratios
+        padded[:, 0 :: size + 1] = threshold
+        above = padded > threshold
+        flat = np.flatnonzero(above[:, 1:] != above[:, :-1])  # row * (size + 1) + column
+        row = flat // (size + 1)
+        column = flat - row * (size + 1)  # the crossing lies between entries column - 1 and column
+        values = padded.reshape(-1)
+        low = values[flat + row]
+        at = (column - 1) + (threshold - low) / (values[flat + row + 1] - low)
+        up_row = row[0::2]
+        # the words of an interval: from the first whose span ends after its start, up to the
+        # last whose span starts before its end; every interval adds 1 over its words
+        base = up_row * (words + 1)
+        total = rows * (words + 1)
+        count = np.bincount(base + np.searchsorted(self.last, at[0::2], side="right"), minlength=total)
+        count -= np.bincount(base + np.searchsorted(self.first, at[1::2], side="left"), minlength=total)
+        return np.cumsum(count.reshape(rows, words + 1)[:, :words], axis=1) > 0
+
+
+# --- the source: text, words, tokens -----------------------------------------------------
+
+
+@dataclass
+class PageText:
+    """The *text* of a page's source: its characters outside the tags, in order.
+
+    ``tag_pos[i]`` is the number of text characters before tag ``i`` (a tag sits between
+    text characters ``tag_pos[i] - 1`` and ``tag_pos[i]``); ``tag_chars[i]`` the number of
+    tag characters before tag ``i`` (one entry more: every tag character);
+    ``letters_before[p]`` the number of letters (non-whitespace characters) before text
+    position ``p`` (one entry more than characters).
+    """
+
+    is_letter: np.ndarray
+    letters_before: np.ndarray
+    tag_pos: np.ndarray
+    tag_chars: np.ndarray
+
+    @classmethod
+    def of(cls, src: SourceArrays) -> PageText:
+        codes = src.codes[~src.is_tag]
+        is_letter = ~_IS_SPACE[np.minimum(codes, _SPACE_LIMIT)]
+        letters_before = np.zeros(codes.size + 1, dtype=np.int64)
+        np.cumsum(is_letter, out=letters_before[1:])
+        tag_chars = np.zeros(src.tag_start.size + 1, dtype=np.int64)
+        np.cumsum(src.tag_end - src.tag_start, out=tag_chars[1:])
+        return cls(is_letter, letters_before, src.tag_start - tag_chars[:-1], tag_chars)
 
     @property
-    def word_end(self) -> np.ndarray:
-        """Index in ``letters`` of each word's last letter."""
-        return (
-            np.append(self.word_start[1:], self.letters.size).astype(np.int64) - 1
-            if self.count
-            else self.word_start
-        )
+    def size(self) -> int:
+        return self.is_letter.size
 
-    def char_mask(self, word_selected: np.ndarray) -> np.ndarray:
-        """Characters of the selected words plus all whitespace (which keeps words apart)."""
-        mask = self.is_space.copy()
-        if self.letters.size:
-            mask[self.letters] = word_selected[self.word_of_letter]
-        return mask
+    def tags_before(self, pos: np.ndarray) -> np.ndarray:
+        """Tags before each text position (the tags between the previous character and it included)."""
+        return np.searchsorted(self.tag_pos, pos, side="right")
 
 
-def source_words(src: SourceArrays, tags_break_words: bool) -> SourceWords:
-    """Split the source text into words.
+@dataclass
+class TextWords:
+    """Words of a page: runs of letters of its text.
+
+    ``first``/``last`` are the text positions of each word's first and last letter,
+    ``rank`` the number of letters before the word (a word's letters are consecutive in the
+    text), ``tags_first``/``tags_last`` the tags before its first and last letter.
+    """
+
+    first: np.ndarray
+    last: np.ndarray
+    rank: np.ndarray
+    tags_first: np.ndarray
+    tags_last: np.ndarray
+
+    @property
+    def count(self) -> int:
+        return len(self.first)
+
+    @property
+    def length(self) -> np.ndarray:
+        return self.last - self.first + 1
+
+
+def text_words(src: SourceArrays, tags_break_words: bool, text: PageText | None = None) -> TextWords:
+    """Split the text of the source into words.
 
     A word ends at whitespace and at block-level tags; with ``tags_break_words`` every
     tag ends a word (the token view of BTE/TCCB), otherwise inline tags inside a word
     (``<b>W</b>ord``) are transparent, as they are in the rendered text.
     """
-    text = ~src.is_tag
-    is_space = text & np.isin(src.codes, _SPACE_CODES, kind="table")
-    is_letter = text & ~is_space
-    letters = np.flatnonzero(is_letter)
-    if tags_break_words:
-        breaks = ~is_letter
-    else:
-        block = src.tag_is_block
-        breaks = is_space | _span_mask(src.size, src.tag_start[block], src.tag_end[block])
-    word_key = np.cumsum(breaks, dtype=np.int32)[letters]
-    # a new word starts at a letter whose predecessor letter is in another segment, or is
-    # not adjacent in the source when tags break words
-    new_word = np.ones(letters.size, dtype=bool)
-    if letters.size > 1:
-        new_word[1:] = word_key[1:] != word_key[:-1]
-    word_start = np.flatnonzero(new_word)
-    word_of_letter = np.cumsum(new_word) - 1
-    return SourceWords(letters, word_of_letter, word_start, is_space)
+    text = PageText.of(src) if text is None else text
+    letter = text.is_letter
+    size = letter.size
+    cut = np.zeros(size + 1, dtype=bool)  # a word may not go on across text position i
+    cut[text.tag_pos if tags_break_words else text.tag_pos[src.tag_is_block]] = True
+    start = letter.copy()
+    start[1:] &= ~letter[:-1] | cut[1:size]
+    end = letter.copy()
+    end[:-1] &= ~letter[1:] | cut[1:size]
+    first = np.flatnonzero(start)
+    last = np.flatnonzero(end)
+    rank = text.letters_before[first]
+    return TextWords(first, last, rank, text.tags_before(first), text.tags_before(last))
+
+
+def _utf32(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+def _memo(src: SourceArrays) -> dict[Any, Any]:
+    """Statistics of the source shared by CCB, ACCB and TCCB (``extract_all`` runs them on one page)."""
+    return vars(src).setdefault("_ccb_memo", {})
+
+
+def _page_text(src: SourceArrays) -> PageText:
+    memo = _memo(src)
+    if "text" not in memo:
+        memo["text"] = PageText.of(src)
+    return memo["text"]
+
+
+def _tag_names(src: SourceArrays) -> tuple[np.ndarray, np.ndarray]:
+    """The length of each tag's name, and whether it is an anchor (``a``)."""
+    memo = _memo(src)
+    if "names" not in memo:
+        # one string scanned at C level instead of a Python step per tag (names hold no ">")
+        joined = _utf32("".join([name + ">" for name in src.tag_name]))
+        ends = np.flatnonzero(joined == ord(">"))
+        name_len = np.diff(ends, prepend=-1) - 1
+        anchor = (name_len == 1) & (joined[ends - 1] == ord("a"))
+        memo["names"] = (name_len, anchor)
+    return memo["names"]
+
+
+def _text_words(src: SourceArrays, tags_break_words: bool) -> TextWords:
+    memo = _memo(src)
+    key = ("words", tags_break_words)
+    if key not in memo:
+        memo[key] = text_words(src, tags_break_words, _page_text(src))
+    return memo[key]
+
+
+@dataclass
+class CharacterVector:
+    """The character based content code vector (§III-A, §III-B) as runs.
+
+    ``runs`` are the lengths of: the content of the text before tag 0, the code of tag 0,
+    the content of the text before tag 1, ... the content of the text after the last tag.
+    ``code_before[i]`` is the code of the tags before tag ``i`` (one entry more).
+    """
+
+    runs: np.ndarray
+    code_before: np.ndarray
+    whitespace_in_vector: bool
+
+    @property
+    def size(self) -> int:
+        return int(self.runs.sum())
+
+    def values(self) -> np.ndarray:
+        """The vector itself: 1.0 per content character, 0.0 per code character."""
+        pattern = np.zeros(self.runs.size)
+        pattern[0::2] = 1.0
+        return np.repeat(pattern, self.runs)
+
+    def entry(self, pos: np.ndarray, rank: np.ndarray, tags_before: np.ndarray) -> np.ndarray:
+        """Vector entry of the letters at text positions ``pos`` (``rank`` letters before
+        each, ``tags_before`` tags)."""
+        return (pos if self.whitespace_in_vector else rank) + self.code_before[tags_before]
+
+    def cell_means(self, cell: int) -> np.ndarray:
+        """Mean of every ``cell`` consecutive entries (the last cell may be shorter)."""
+        size = self.size
+        pattern = np.zeros(self.runs.size, dtype=np.uint8)
+        pattern[0::2] = 1
+        content = np.zeros(size + 1, dtype=np.int64)  # content entries before each entry
+        np.cumsum(np.repeat(pattern, self.runs), out=content[1:])
+        edges = np.arange(0, size + cell, cell)  # ceil(size / cell) + 1 edges
+        edges[-1] = size
+        return np.diff(content[edges]) / np.diff(edges)
+
+
+def character_vector(
+    src: SourceArrays,
+    text: PageText,
+    *,
+    ignore_anchors: bool = False,
+    whitespace_in_vector: bool = True,
+    attributes_in_vector: bool = True,
+) -> CharacterVector:
+    """The character based content code vector (§III-A, §III-B).
+
+    Entry 0.0 for a character of a tag (code), 1.0 for any other character (content).
+    ACCB leaves the anchor tags out "entirely" (§III-C).  ``whitespace_in_vector=False``
+    and ``attributes_in_vector=False`` leave out whitespace and the attribute part of the
+    tags (after the name, before ``>``) too (dev-set refinements; the paper's vector keeps
+    both).
+    """
+    code = src.tag_end - src.tag_start
+    if not attributes_in_vector or ignore_anchors:
+        name_len, anchor = _tag_names(src)
+    if not attributes_in_vector:
+        attributes = src.tag_start + 1 + src.tag_closing + name_len
+        code = code - np.maximum(src.tag_end - 1 - attributes, 0)
+    if ignore_anchors:
+        code = np.where(anchor, 0, code)
+    bounds = np.concatenate(([0], text.tag_pos, [text.size]))
+    content = np.diff(bounds if whitespace_in_vector else text.letters_before[bounds])
+    runs = np.empty(2 * code.size + 1, dtype=np.int64)
+    runs[0::2] = content
+    runs[1::2] = code
+    code_before = np.zeros(code.size + 1, dtype=np.int64)
+    np.cumsum(code, out=code_before[1:])
+    return CharacterVector(runs, code_before, whitespace_in_vector)
+
+
+def token_content_code_vector(words: TextWords, tags: int) -> tuple[np.ndarray, np.ndarray]:
+    """The token based content code vector (§III-A): 0.0 per tag, 1.0 per word, in order.
+
+    ``words`` must split at every tag (:func:`text_words` with ``tags_break_words``);
+    ``tags`` is the number of tags.  Returns the vector and the vector position of each word.
+    """
+    word_entry = np.arange(words.count) + words.tags_first  # its rank plus the tags before it
+    vector = np.zeros(tags + words.count, dtype=np.float64)
+    vector[word_entry] = 1.0
+    return vector, word_entry
 
 
 def _span_mask(size: int, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Per-character mask of the spans ``[starts[i], ends[i])``, sorted and disjoint (tag
-    spans and parts of them): one ``np.repeat`` of alternating gap/span runs."""
+    """Per-character mask of the spans ``[starts[i], ends[i])``, sorted and disjoint: one
+    ``np.repeat`` of alternating gap/span runs."""
     if starts.size == 0:
         return np.zeros(size, dtype=bool)
     gaps = starts - np.concatenate(([0], ends[:-1]))
@@ -246,130 +571,22 @@ def _span_mask(size: int, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     return np.repeat(flags, lengths)
 
 
-def anchor_tag_chars(src: SourceArrays) -> np.ndarray:
-    """Per-character mask of the characters of ``<a ...>`` and ``</a>`` tags (ACCB)."""
-    anchor = src.tag_mask(("a",))
-    return _span_mask(src.size, src.tag_start[anchor], src.tag_end[anchor])
-
-
-def attribute_chars(src: SourceArrays) -> np.ndarray:
-    """Per-character mask of the attribute part of every tag (after the name, before ``>``)."""
-    name_len = np.fromiter((len(n) for n in src.tag_name), dtype=np.int64, count=len(src.tag_name))
-    starts = src.tag_start + 1 + src.tag_closing + name_len
-    ends = np.maximum(src.tag_end - 1, starts)
-    return _span_mask(src.size, starts, ends)
+def _text_of_words(src: SourceArrays, text: PageText, words: TextWords, selected: np.ndarray) -> str:
+    """The text with the letters of the words not selected left out (whitespace stays, so that
+    words stay apart)."""
+    dropped = ~selected
+    starts = words.first[dropped] + text.tag_chars[words.tags_first[dropped]]
+    ends = words.last[dropped] + text.tag_chars[words.tags_last[dropped]] + 1
+    return src.text_of(~_span_mask(src.size, starts, ends))
 
 
 # --- the methods -------------------------------------------------------------------------
-
-
-def content_code_vector(
-    src: SourceArrays,
-    *,
-    ignore_anchors: bool = False,
-    whitespace_in_vector: bool = True,
-    attributes_in_vector: bool = True,
-    is_space: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The character based content code vector (§III-A, §III-B) and the characters in it.
-
-    Entry 0.0 for a character of a tag (code), 1.0 for any other character (content).
-    ACCB leaves the anchor tags out "entirely" (§III-C).  ``whitespace_in_vector=False``
-    and ``attributes_in_vector=False`` leave out whitespace and the attribute part of the
-    tags too (dev-set refinements; the paper's vector keeps both).  Returns the vector and
-    the per-character mask of the characters it is made of.  ``is_space`` (whitespace
-    outside tags, per character) saves recomputing it.
-    """
-    in_vector = np.ones(src.size, dtype=bool)
-    if ignore_anchors:
-        in_vector &= ~anchor_tag_chars(src)
-    if not whitespace_in_vector:
-        if is_space is None:
-            is_space = ~src.is_tag & np.isin(src.codes, _SPACE_CODES, kind="table")
-        in_vector &= ~is_space
-    if not attributes_in_vector:
-        in_vector &= ~attribute_chars(src)
-    return (~src.is_tag[in_vector]).astype(np.float64), in_vector
-
-
-def token_content_code_vector(src: SourceArrays, words: SourceWords) -> tuple[np.ndarray, np.ndarray]:
-    """The token based content code vector (§III-A): 0.0 per tag, 1.0 per word, in order.
-
-    ``words`` must split at every tag (:func:`source_words` with ``tags_break_words``).
-    Returns the vector and the vector position of each word.
-    """
-    word_pos = words.letters[words.word_start]  # first character of each word
-    # both position lists are sorted: a word's place is its rank plus the tags before it
-    word_entry = np.arange(word_pos.size) + np.searchsorted(src.tag_start, word_pos)
-    vector = np.zeros(src.tag_start.size + word_pos.size, dtype=np.float64)
-    vector[word_entry] = 1.0
-    return vector, word_entry
 
 
 def _kernel(params: dict[str, Any], cell: int = 1) -> np.ndarray:
     """The Gaussian of the parameters, on a grid of ``cell`` elements per entry."""
     radius = int(params["range"])
     return gaussian_kernel(int(round(radius / cell)), float(params["sigma_per_range"]) * radius / cell)
-
-
-def cell_means(values: np.ndarray, cell: int) -> np.ndarray:
-    """Mean of every ``cell`` consecutive entries (the last cell may be shorter)."""
-    starts = np.arange(0, values.size, cell)
-    if starts.size == 0:
-        return values.astype(np.float64)
-    counts = np.diff(np.append(starts, values.size))
-    return np.add.reduceat(values, starts) / counts
-
-
-@dataclass
-class WordSpansOnCells:
-    """Words located on a vector of cells, for :meth:`word_peaks`.
-
-    Entry ``e`` of the character vector sits at ``u = (e + 0.5) / cell - 0.5`` in cell
-    coordinates (cell ``j`` has its centre at ``u = j``).  Between cell centres the ratio is
-    interpolated linearly, so the highest ratio over a word's span is at one of its two
-    ends or at a cell centre inside it.
-    """
-
-    first: tuple[np.ndarray, np.ndarray, np.ndarray]  # interpolation at the first letter
-    last: tuple[np.ndarray, np.ndarray, np.ndarray]  # and at the last letter
-    inner: np.ndarray  # [start, end) of the centres inside each word, interleaved
-    has_inner: np.ndarray
-
-    @classmethod
-    def build(
-        cls, first_entry: np.ndarray, last_entry: np.ndarray, cell: int, cells: int
-    ) -> WordSpansOnCells:
-        u_first = (first_entry + 0.5) / cell - 0.5
-        u_last = (last_entry + 0.5) / cell - 0.5
-        start = np.clip(np.floor(u_first).astype(np.int64) + 1, 0, cells)
-        end = np.clip(np.ceil(u_last).astype(np.int64), 0, cells)
-        has_inner = start < end
-        # non-decreasing indices (end of a word <= start of the next): reduceat stays O(cells)
-        inner = np.empty(2 * start.size, dtype=np.int64)
-        inner[0::2] = start
-        inner[1::2] = np.maximum(end, start)
-        return cls(_interpolation(u_first, cells), _interpolation(u_last, cells), inner, has_inner)
-
-    def word_peaks(self, ratios: np.ndarray) -> np.ndarray:
-        """Highest interpolated ratio over each word's span."""
-        peak = np.maximum(_interpolate(ratios, self.first), _interpolate(ratios, self.last))
-        if self.has_inner.any():
-            # a trailing sentinel keeps every ``end`` a valid reduceat index
-            inner = np.maximum.reduceat(np.append(ratios, -np.inf), self.inner)[0::2]
-            peak = np.where(self.has_inner, np.maximum(peak, inner), peak)
-        return peak
-
-
-def _interpolation(u: np.ndarray, cells: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    top = max(cells - 1, 0)
-    left = np.clip(np.floor(u).astype(np.int64), 0, top)
-    return left, np.minimum(left + 1, top), np.clip(u - left, 0.0, 1.0)
-
-
-def _interpolate(values: np.ndarray, at: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
-    left, right, weight = at
-    return values[left] + weight * (values[right] - values[left])
 
 
 #: Cost of checking one word after a blur, in multiply-adds (measured: about 16).
@@ -418,58 +635,58 @@ def character_ccb(
 ) -> tuple[str, dict[str, float]]:
     """Character based content code blurring (§III-A, §III-C); ACCB with ``ignore_anchors``."""
     src = doc.source
-    words = source_words(src, tags_break_words=False)
-    content_code, in_vector = content_code_vector(
+    text = _page_text(src)
+    words = _text_words(src, tags_break_words=False)
+    vector = character_vector(
         src,
+        text,
         ignore_anchors=ignore_anchors,
         whitespace_in_vector=bool(params["whitespace_in_vector"]),
         attributes_in_vector=bool(params["attributes_in_vector"]),
-        is_space=words.is_space,
     )
-    # vector position of each letter (letters are content, so always in the vector)
-    letter_entry = np.cumsum(in_vector, dtype=np.int32)[words.letters] - 1
     threshold = float(params["threshold"])
     cell = max(int(params["chars_per_cell"]), 1)
     if cell == 1:  # the paper: one entry per character
+        letters = np.flatnonzero(text.is_letter)
+        letter_entry = vector.entry(letters, np.arange(letters.size), text.tags_before(letters))
 
         def extracted_by(ratios: np.ndarray) -> np.ndarray:
             """Whole words (§III-C): a word is extracted entirely when one of its characters is above t."""
             if words.count == 0:
-                return np.zeros(0, dtype=bool)
-            return np.logical_or.reduceat(ratios[letter_entry] > threshold, words.word_start)
+                return np.zeros((len(ratios), 0), dtype=bool)
+            return np.logical_or.reduceat(ratios[:, letter_entry] > threshold, words.rank, axis=1)
 
-        outcome, scores = _run(params, content_code, extracted_by, words.count)
+        outcome, scores = _run(params, vector.values(), extracted_by, words.count)
     else:  # blurred on cells of `cell` characters, ratios interpolated in between
-        cells = cell_means(content_code, cell)
-        spans = WordSpansOnCells.build(
-            letter_entry[words.word_start], letter_entry[words.word_end], cell, cells.size
+        cells = vector.cell_means(cell)
+        spans = WordSpans.on_cells(
+            vector.entry(words.first, words.rank, words.tags_first),
+            vector.entry(words.last, words.rank + words.length - 1, words.tags_last),
+            cell,
         )
-
-        def extracted_by(ratios: np.ndarray) -> np.ndarray:
-            """Whole words: a word is extracted entirely when its ratio exceeds t somewhere."""
-            return spans.word_peaks(ratios) > threshold
-
         initial = np.full(words.count, 1.0 > threshold)  # unblurred, every letter is 1
-        outcome, scores = _run(params, cells, extracted_by, words.count, cell, initial)
-        scores["vector_length"] = float(content_code.size)
+        outcome, scores = _run(
+            params, cells, lambda ratios: spans.extracted(ratios, threshold), words.count, cell, initial
+        )
+        scores["vector_length"] = float(vector.size)
         scores["cells"] = float(cells.size)
     scores["chars_per_cell"] = float(cell)
-    return src.text_of(words.char_mask(outcome.extracted)), scores
+    return _text_of_words(src, text, words, outcome.extracted), scores
 
 
 def token_ccb(doc: Document, params: dict[str, Any]) -> tuple[str, dict[str, float]]:
     """Token based content code blurring (§III-A): tags and words are the atomic elements."""
     src = doc.source
-    words = source_words(src, tags_break_words=True)
-    content_code, word_entry = token_content_code_vector(src, words)
+    words = _text_words(src, tags_break_words=True)
+    content_code, word_entry = token_content_code_vector(words, src.tag_start.size)
     threshold = float(params["threshold"])
 
     def extracted_by(ratios: np.ndarray) -> np.ndarray:
         """Word tokens whose content code ratio is above t (§III-C)."""
-        return ratios[word_entry] > threshold
+        return ratios[:, word_entry] > threshold
 
     outcome, scores = _run(params, content_code, extracted_by, words.count)
-    return src.text_of(words.char_mask(outcome.extracted)), scores
+    return _text_of_words(src, _page_text(src), words, outcome.extracted), scores
 
 
 def ccb(doc: Document, params: dict[str, Any]) -> MethodResult:
