@@ -40,18 +40,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from .document import BLOCK_TAGS, Document, DomArrays, tag_ids
+from .document import Document, DomArrays
 
 #: Hyperlinks, and what §4.3 treats like them ("buttons and drop-down lists").
 LINK_TAGS = ("a", "button", "select")
 
 _E = math.e
-_BLOCK_TAGS = tuple(sorted(BLOCK_TAGS))
 
 
 @dataclass(frozen=True)
@@ -85,26 +83,36 @@ def node_counts(dom: DomArrays, *, link_only_elements_as_links: bool = True) -> 
     that has child elements, no non-link text and no leaf element outside a link — the reference
     code's recursive rule "all tags and all characters below are link ones", which unrolls to that
     non-recursive test.
+
+    Computed once per page and flag (cached on ``dom``: the three CETD methods share it).
     """
+    key = ("cetd.node_counts", link_only_elements_as_links)
+    cached = dom.cache.get(key)
+    if cached is None:
+        cached = dom.cache[key] = _node_counts(dom, link_only_elements_as_links)
+    return cached
+
+
+def _node_counts(dom: DomArrays, link_only_elements_as_links: bool) -> NodeCounts:
     is_element = ~dom.is_text
     text_len = dom.text_len
-    is_link = tag_mask(dom, LINK_TAGS)
+    is_link = dom.has_tag(LINK_TAGS)
     in_link = dom.within(is_link) if is_link.any() else np.zeros(dom.size, dtype=bool)
-    chars = dom.subtree_sum(text_len)
-    link_chars = dom.subtree_sum(np.where(in_link, text_len, 0))
-    tags = np.where(is_element, dom.subtree_sum(is_element.astype(np.int64)) - 1, 0)
+    # three subtree sums in one pass: characters, link characters, elements
+    chars, link_chars, elements = dom.subtree_sums(np.stack((text_len, text_len * in_link, is_element)))
+    tags = np.where(is_element, elements - 1, 0)
     link_like = is_element & in_link
     if link_only_elements_as_links:
-        child_elements = dom.children_sum(is_element.astype(np.float64))
-        leaf_outside_links = is_element & ~in_link & (child_elements == 0)
+        child_elements = dom.child_elements
+        outside = is_element & ~in_link
+        leaf_outside_links = outside & (child_elements == 0)
         link_like |= (
-            is_element
-            & ~in_link
+            outside
             & (child_elements > 0)
             & (chars == link_chars)
-            & (dom.subtree_sum(leaf_outside_links.astype(np.int64)) == 0)
+            & (dom.subtree_sum(leaf_outside_links) == 0)
         )
-    link_tags = dom.subtree_sum(link_like.astype(np.int64)) - link_like
+    link_tags = dom.subtree_sum(link_like) - link_like
     return NodeCounts(
         chars=chars.astype(np.float64),
         tags=tags.astype(np.float64),
@@ -157,9 +165,12 @@ def density_sum(
     element without such children keeps its own density (reference code, ``ComputeDensitySum``):
     for a single text child both readings agree.
     """
-    counted = is_element | loose_text_in_sum
-    sums = dom.children_sum(np.where(counted, density, 0.0))
-    children = dom.children_sum(counted.astype(np.float64))
+    if loose_text_in_sum:
+        sums = dom.children_sum(density)
+        children = dom.child_count
+    else:
+        sums = dom.children_sum(np.where(is_element, density, 0.0))
+        children = dom.children_sum(is_element.astype(np.float64))
     sums = np.where(children > 0, sums, density)
     return np.where(is_element, sums, -np.inf)
 
@@ -177,19 +188,30 @@ def subtree_argmax(
     reference code's ``FindMaxDensitySum`` keeps the first maximum).
     """
     nodes = np.asarray(nodes, dtype=np.int64)
-    candidates = np.flatnonzero(np.isfinite(values) & (values >= floor))
+    if floor == -np.inf:
+        candidates = np.flatnonzero(np.isfinite(values))
+    else:
+        candidates = np.flatnonzero(values >= floor)
     result = np.full(nodes.size, -1, dtype=np.int64)
     if nodes.size == 0 or candidates.size == 0:
         return result
     cand_values = values[candidates]
+    if not np.isfinite(cand_values).all():  # +inf reaches any floor but is no candidate
+        keep = np.isfinite(cand_values)
+        candidates, cand_values = candidates[keep], cand_values[keep]
+        if candidates.size == 0:
+            return result
     lo = np.searchsorted(candidates, nodes, side="left")
     length = np.searchsorted(candidates, dom.end[nodes], side="left") - lo
-    has = length > 0
-    lo, length = lo[has], length[has]
-    if lo.size == 0:
+    has = np.flatnonzero(length > 0)
+    if has.size == 0:
         return result
-    level = np.frexp(length.astype(np.float64))[1].astype(np.int64) - 1  # floor(log2(length))
+    lo, length = lo[has], length[has]
     n = candidates.size
+    if n == 1:  # every non-empty run is that candidate
+        result[has] = candidates[0]
+        return result
+    level = np.frexp(length.astype(np.float64))[1] - 1  # floor(log2(length))
     table = [np.arange(n, dtype=np.int64)]
     for k in range(1, int(level.max()) + 1):
         prev = table[-1]
@@ -197,35 +219,30 @@ def subtree_argmax(
         left = prev[:width]
         right = prev[1 << (k - 1) : (1 << (k - 1)) + width]
         table.append(np.where(cand_values[right] > cand_values[left], right, left))
-    best = np.empty(lo.size, dtype=np.int64)
-    for k in np.unique(level).tolist():
-        sel = level == k
-        first = table[k][lo[sel]]
-        second = table[k][lo[sel] + length[sel] - (1 << k)]
-        best[sel] = np.where(cand_values[second] > cand_values[first], second, first)
+    if len(table) == 1:  # every run has one candidate
+        result[has] = candidates[lo]
+        return result
+    first = np.empty(lo.size, dtype=np.int64)
+    second = np.empty(lo.size, dtype=np.int64)
+    for k in np.flatnonzero(np.bincount(level)).tolist():
+        sel = np.flatnonzero(level == k)
+        start = lo[sel]
+        first[sel] = table[k][start]
+        second[sel] = table[k][start + length[sel] - (1 << k)]
+    best = np.where(cand_values[second] > cand_values[first], second, first)
     result[has] = candidates[best]
     return result
 
 
-@lru_cache(maxsize=8)
-def _tag_table(names: tuple[str, ...]) -> np.ndarray:
-    ids = tag_ids(names)
-    table = np.zeros(int(ids.max()) + 2 if ids.size else 1, dtype=bool)
-    table[ids[ids >= 0]] = True
-    return table  # the last entry stays False: every larger id (custom elements) maps to it
-
-
 def tag_mask(dom: DomArrays, names: tuple[str, ...]) -> np.ndarray:
-    """Mask of the elements whose tag is one of ``names`` (a lookup table over the small ids of
-    the standard tags: cheaper than :meth:`DomArrays.has_tag`'s ``isin``)."""
-    table = _tag_table(tuple(names))
-    return table[np.minimum(dom.tag_id, table.size - 1)]
+    """Mask of the elements whose tag is one of ``names`` (:meth:`DomArrays.has_tag`)."""
+    return dom.has_tag(tuple(names))
 
 
 def ancestors_of(dom: DomArrays, nodes: np.ndarray) -> np.ndarray:
     """Mask of the nodes that have one of ``nodes`` in their subtree (the nodes themselves included)."""
-    marks = np.zeros(dom.size, dtype=np.int64)
-    marks[np.asarray(nodes, dtype=np.int64)] = 1
+    marks = np.zeros(dom.size, dtype=bool)
+    marks[np.asarray(nodes, dtype=np.int64)] = True
     return dom.subtree_sum(marks) > 0
 
 
@@ -236,21 +253,32 @@ def smooth_with_siblings(dom: DomArrays, density: np.ndarray, weight: float) -> 
     element siblings; text nodes are left unchanged.
     """
     smoothed = density.copy()
-    elements = np.flatnonzero(~dom.is_text)
-    elements = elements[elements > 0]
-    if elements.size == 0 or weight == 0:
+    if weight == 0:
         return smoothed
-    order = elements[np.argsort(dom.parent[elements], kind="stable")]
-    parents = dom.parent[order]
-    same = parents[1:] == parents[:-1]
+    order, has_prev, has_next = _element_siblings(dom)
+    if order.size == 0:
+        return smoothed
     d = density[order]
-    has_prev = np.concatenate(([False], same))
-    has_next = np.concatenate((same, [False]))
     prev_d = np.concatenate(([0.0], d[:-1]))
     next_d = np.concatenate((d[1:], [0.0]))
     total = d + weight * (np.where(has_prev, prev_d, 0.0) + np.where(has_next, next_d, 0.0))
     smoothed[order] = total / (1.0 + weight * (has_prev.astype(np.float64) + has_next))
     return smoothed
+
+
+def _element_siblings(dom: DomArrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The elements below ``<body>`` grouped by parent in document order, and whether each has a
+    previous / next element sibling (cached on ``dom``)."""
+    cached = dom.cache.get("cetd.element_siblings")
+    if cached is None:
+        elements = np.flatnonzero(~dom.is_text)
+        elements = elements[elements > 0]
+        order = elements[np.argsort(dom.parent[elements], kind="stable")]
+        parents = dom.parent[order]
+        same = parents[1:] == parents[:-1]
+        cached = (order, np.concatenate(([False], same)), np.concatenate((same, [False])))
+        dom.cache["cetd.element_siblings"] = cached
+    return cached
 
 
 @dataclass(frozen=True)
@@ -262,14 +290,6 @@ class Selection:
     target: int
     blocks: int
     pruned: int
-
-
-def _cover_count(dom: DomArrays, roots: np.ndarray) -> np.ndarray:
-    """For every node, how many of the subtrees of ``roots`` contain it."""
-    delta = np.zeros(dom.size + 1, dtype=np.int64)
-    np.add.at(delta, roots, 1)
-    np.add.at(delta, dom.end[roots], -1)
-    return np.cumsum(delta[:-1])
 
 
 def extract_by_density_sum(
@@ -300,38 +320,39 @@ def extract_by_density_sum(
        elements on the paths from ``<body>`` to the roots (the reference code keeps those nodes).
     """
     target = int(np.argmax(sums))
-    ancestors_or_self = (np.arange(dom.size) <= target) & (dom.end > target) & is_element
-    threshold = lambda_ * float(density[ancestors_or_self].min())
-    roots = np.array([target], dtype=np.int64)
+    upto = target + 1  # the ancestors of target precede it
+    on_path = (dom.end[:upto] > target) & is_element[:upto]
+    threshold = lambda_ * float(density[:upto][on_path].min())
     if multiple_blocks:
         below = is_element & (density < threshold)
         visited = is_element & ~dom.within(below) if below.any() else is_element
         floor = block_min_sum_ratio * sums[target] if block_min_sum_ratio > 0 else -np.inf
         extra = subtree_argmax(dom, sums, np.flatnonzero(visited), floor)
-        roots = np.union1d(roots, extra[extra >= 0])
+        is_root = np.zeros(dom.size, dtype=bool)
+        is_root[target] = True
+        is_root[extra[extra >= 0]] = True
+        roots = np.flatnonzero(is_root)
+    else:
+        roots = np.array([target], dtype=np.int64)
     # the content blocks: roots not nested in another root
-    roots = roots[_cover_count(dom, roots)[roots] == 1]
-    content = dom.within(roots)
+    cover = dom.cover_count(roots)
+    roots = roots[cover[roots] == 1]
+    in_roots = cover > 0  # inside a content block (nested roots add nothing)
+    content = in_roots
+    has_parent = dom.parent >= 0
+    parent = dom.parent0
     pruned = 0
     if prune_ratio > 0:
         is_root = np.zeros(dom.size, dtype=bool)
         is_root[roots] = True
-        has_parent = dom.parent >= 0
-        parent = np.where(has_parent, dom.parent, 0)
-        weak = (
-            has_parent
-            & is_root[parent]
-            & tag_mask(dom, _BLOCK_TAGS)
-            & (density < prune_ratio * density[parent])
-        )
-        pruned = int(weak.sum())
+        weak = has_parent & is_root[parent] & dom.is_block & (density < prune_ratio * density[parent])
+        pruned = int(np.count_nonzero(weak))
         if pruned:
-            content &= ~dom.within(weak)
+            content = content & ~dom.within(weak)
     text_mask = dom.is_text & content
     if keep_path_text:
-        path = ancestors_of(dom, roots) & ~dom.within(roots)
-        has_parent = dom.parent >= 0
-        text_mask |= dom.is_text & has_parent & path[np.where(has_parent, dom.parent, 0)]
+        path = ancestors_of(dom, roots) & ~in_roots
+        text_mask |= dom.is_text & has_parent & path[parent]
     return Selection(
         text_mask=text_mask, threshold=threshold, target=target, blocks=int(roots.size), pruned=pruned
     )
@@ -344,13 +365,19 @@ def _empty_result():
 
 
 def _densities(dom: DomArrays, params: dict[str, Any], composite: bool) -> tuple[NodeCounts, np.ndarray]:
-    counts = node_counts(dom, link_only_elements_as_links=params["link_only_elements_as_links"])
-    if composite:
-        density = composite_text_density(
-            counts.chars, counts.tags, counts.link_chars, counts.link_tags, counts.body_link_ratio
-        )
-    else:
-        density = text_density(counts.chars, counts.tags)
+    """Node counts and (composite) text density, computed once per page (cached on ``dom``)."""
+    flag = params["link_only_elements_as_links"]
+    counts = node_counts(dom, link_only_elements_as_links=flag)
+    key = ("cetd.density", flag, composite)
+    density = dom.cache.get(key)
+    if density is None:
+        if composite:
+            density = composite_text_density(
+                counts.chars, counts.tags, counts.link_chars, counts.link_tags, counts.body_link_ratio
+            )
+        else:
+            density = text_density(counts.chars, counts.tags)
+        dom.cache[key] = density
     return counts, density
 
 
@@ -399,14 +426,18 @@ def nearest_block(dom: DomArrays) -> np.ndarray:
 
     Pointer doubling on ``parent``: ``log2(depth)`` vector steps, no per-node loop.
     """
-    is_block = tag_mask(dom, _BLOCK_TAGS) & ~dom.is_text
+    cached = dom.cache.get("cetd.nearest_block")
+    if cached is not None:
+        return cached
+    is_block = dom.is_block.copy()
     is_block[0] = True
-    up = np.where(is_block, np.arange(dom.size), np.maximum(dom.parent, 0))
+    up = np.where(is_block, np.arange(dom.size), dom.parent0)
     for _ in range(64):  # 2**64 levels: never reached; converges after log2(depth) steps
         nxt = up[up]
         if np.array_equal(nxt, up):
             break
         up = nxt
+    dom.cache["cetd.nearest_block"] = up
     return up
 
 
@@ -428,15 +459,14 @@ def cectd_s(doc: Document, params: dict[str, Any]):
     smoothed = smooth_with_siblings(dom, density, params["sibling_weight"])
     threshold = params["lambda_"] * float(smoothed[0])
     content = counts.is_element & (smoothed >= threshold)
-    has_parent = dom.parent >= 0
-    owner = np.where(has_parent, dom.parent, 0)
+    owner = dom.parent0
     if params["inline_follows_block"]:
         owner = nearest_block(dom)[owner]
-    text_mask = dom.is_text & has_parent & content[owner]
+    text_mask = dom.is_text & (dom.parent >= 0) & content[owner]
     scores = {
         "threshold": threshold,
         "body_density": float(density[0]),
-        "content_elements": float(content.sum()),
+        "content_elements": float(np.count_nonzero(content)),
     }
     if not content[1:].any():
         # no element is denser than <body> itself: the page is uniformly dense (no boilerplate

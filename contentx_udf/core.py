@@ -72,6 +72,32 @@ class PageTimeout(Exception):
     """Raised inside a method when its page exceeds the time limit."""
 
 
+def _raise_timeout(signum, frame):  # noqa: ARG001
+    raise PageTimeout()
+
+
+def _alarm_usable() -> bool:
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+@contextmanager
+def _alarm_handler(usable: bool) -> Iterator[None]:
+    """Install the ``SIGALRM`` handler for the block (the previous one is restored after).
+
+    Installed once per page, the timers of its steps are then one ``setitimer`` each
+    (``signal.signal`` costs more than the timer: it wraps handlers in enums).
+    """
+    if not usable:
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _raise_timeout)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 @contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
     """Raise :class:`PageTimeout` in the block after ``seconds`` (main thread only; else no-op).
@@ -79,26 +105,11 @@ def time_limit(seconds: float) -> Iterator[None]:
     Uses ``SIGALRM``: the exception arrives at the next Python bytecode, so C calls are not
     interrupted -- every method bounds its C-level work through the page limits instead.
     """
-    usable = (
-        seconds
-        and seconds > 0
-        and hasattr(signal, "setitimer")
-        and threading.current_thread() is threading.main_thread()
-    )
-    if not usable:
+    usable = bool(seconds and seconds > 0 and _alarm_usable())
+    with _alarm_handler(usable):
+        if usable:
+            signal.setitimer(signal.ITIMER_REAL, seconds)
         yield
-        return
-
-    def _raise(signum, frame):  # noqa: ARG001
-        raise PageTimeout()
-
-    previous = signal.signal(signal.SIGALRM, _raise)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def _limits(params: dict[str, Any]) -> Limits:
@@ -111,14 +122,22 @@ def _error(
     return Extraction(text="", method=method, title=title, scores=scores or {}, status="error", error=message)
 
 
-def _run(doc: Document, method: str, params: dict[str, Any]) -> Extraction:
+def _run(doc: Document, method: str, params: dict[str, Any], alarm: bool) -> Extraction:
+    """One method on the parsed page; the caller installed the alarm handler when ``alarm``."""
     started = time.perf_counter()
+    seconds = params["time_limit"]
+    timed = alarm and seconds > 0
     try:
-        with time_limit(params["time_limit"]):
+        try:
+            if timed:
+                signal.setitimer(signal.ITIMER_REAL, seconds)
             result = method_function(method)(doc, params)
             visible = doc.visible_chars
+        finally:
+            if timed:
+                signal.setitimer(signal.ITIMER_REAL, 0)
     except PageTimeout:
-        return _error(method, doc.title, "timeout", {"time_limit": float(params["time_limit"])})
+        return _error(method, doc.title, "timeout", {"time_limit": float(seconds)})
     except (MemoryError, RecursionError) as exc:
         return _error(method, doc.title, f"{type(exc).__name__}: page too large or too deep")
     except Exception as exc:  # a bug on a strange page must not take the job down
@@ -130,9 +149,16 @@ def _run(doc: Document, method: str, params: dict[str, Any]) -> Extraction:
     return Extraction(text=result.text, method=method, title=doc.title, scores=scores)
 
 
-def _parse(html: str | bytes, content_type: str | None, params: dict[str, Any]) -> Document:
-    with time_limit(params["time_limit"]):
+def _parse(html: str | bytes, content_type: str | None, params: dict[str, Any], alarm: bool) -> Document:
+    seconds = params["time_limit"]
+    timed = alarm and seconds > 0
+    try:
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, seconds)
         return Document.parse(html, content_type=content_type, limits=_limits(params))
+    finally:
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def extract(
@@ -151,7 +177,7 @@ def extract(
     stability and recorded nowhere yet.  Never raises on page content.
     """
     resolved = resolve_params(method, params)
-    return extract_all(html, (method,), url=url, content_type=content_type, params={method: resolved})[method]
+    return _extract_resolved(html, (method,), {method: resolved}, content_type)[method]
 
 
 def extract_all(
@@ -170,13 +196,23 @@ def extract_all(
     resolved = {m: resolve_params(m, (params or {}).get(m)) for m in methods}
     for m in params or {}:
         check_method(m)
+    return _extract_resolved(html, methods, resolved, content_type)
+
+
+def _extract_resolved(
+    html: str | bytes, methods: tuple[str, ...], resolved: dict[str, dict[str, Any]], content_type: str | None
+) -> dict[str, Extraction]:
     if not methods:
         return {}
     first = resolved[methods[0]]
-    try:
-        doc = _parse(html, content_type, first)
-    except PageTimeout:
-        return {m: _error(m, None, "timeout", {"time_limit": float(first["time_limit"])}) for m in methods}
-    except Exception as exc:
-        return {m: _error(m, None, f"parse failed: {type(exc).__name__}: {exc}") for m in methods}
-    return {m: _run(doc, m, resolved[m]) for m in methods}
+    alarm = _alarm_usable()
+    with _alarm_handler(alarm):
+        try:
+            doc = _parse(html, content_type, first, alarm)
+        except PageTimeout:
+            return {
+                m: _error(m, None, "timeout", {"time_limit": float(first["time_limit"])}) for m in methods
+            }
+        except Exception as exc:
+            return {m: _error(m, None, f"parse failed: {type(exc).__name__}: {exc}") for m in methods}
+        return {m: _run(doc, m, resolved[m], alarm) for m in methods}

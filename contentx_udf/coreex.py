@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .document import Document, DomArrays, tag_ids
+from .document import Document, DomArrays
 
 #: Elements ignored with their content (§2.1, "preprocessing steps").
 IGNORED_TAGS = ("select", "form", "input", "textarea", "option")
@@ -41,27 +41,39 @@ LINK_TAGS = ("a",)
 _SPACE_TABLE = np.zeros(0x3002, dtype=bool)  # the last entry stays False for every larger code
 _SPACE_TABLE[[0, *range(9, 14), *range(28, 33), 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B)]] = True
 _SPACE_TABLE[[0x2028, 0x2029, 0x202F, 0x205F, 0x3000]] = True
+_ASCII_SPACE_TABLE = _SPACE_TABLE[:256].copy()
+_ASCII_SPACE_TABLE[128:] = False  # not reached: ASCII text only
+_UTF16_SPACE_TABLE = np.zeros(0x10000, dtype=bool)
+_UTF16_SPACE_TABLE[: _SPACE_TABLE.size] = _SPACE_TABLE
 
 
 def word_counts(dom: DomArrays) -> np.ndarray:
     """Number of whitespace-separated words (``str.split``) of every text node (0 for elements).
 
-    One pass over the concatenated text: a word starts at a non-space character preceded by a
-    space or a node boundary.
+    One pass over the text nodes' text as Lexbor joined it (``"\x00"`` between nodes): a word
+    starts at a non-space character preceded by a space or a node boundary.  ASCII text is read
+    one byte per character.
     """
-    if dom.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    joined = "\x00".join(dom.texts)
-    codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    is_space = _SPACE_TABLE[np.minimum(codes, _SPACE_TABLE.size - 1)]
+    out = np.zeros(dom.size, dtype=np.int64)
+    joined = dom.joined_text
+    if not joined:
+        return out
+    if joined.isascii():
+        codes = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+        is_space = _ASCII_SPACE_TABLE[codes]
+    else:  # UTF-16 units: a character outside the BMP is two non-space units, still one word
+        codes = np.frombuffer(joined.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
+        is_space = _UTF16_SPACE_TABLE[codes]
     starts = ~is_space
     starts[1:] &= is_space[:-1]
-    node_of_char = np.cumsum(codes == 0)
-    return np.bincount(node_of_char[starts], minlength=dom.size)[: dom.size].astype(np.int64)
+    # the text node of a word: how many separators precede its first character
+    node = np.searchsorted(np.flatnonzero(codes == 0), np.flatnonzero(starts))
+    out[dom.text_nodes] = np.bincount(node, minlength=len(dom.text_list))
+    return out
 
 
 def _mask(dom: DomArrays, names: tuple[str, ...]) -> np.ndarray:
-    return np.isin(dom.tag_id, tag_ids(names)) & ~dom.is_text
+    return dom.has_tag(names)
 
 
 @dataclass(frozen=True)
@@ -121,7 +133,9 @@ def coreex_scores(
 def best_node(dom: DomArrays, score: np.ndarray) -> int:
     """The highest score; ties go to the node higher in the tree, then to the earlier one (§2)."""
     top = np.flatnonzero(score == score.max())
-    return int(top[np.argmin(dom.depth[top])])
+    if top.size == 1:
+        return int(top[0])
+    return int(top[np.argmin(dom.depth_of(top))])
 
 
 def coreex(doc: Document, params: dict[str, Any]):

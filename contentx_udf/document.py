@@ -97,6 +97,7 @@ def bound_nesting(html: str, max_depth: int) -> tuple[str, int]:
     return "".join(pieces), int(drop.sum())
 
 
+_BLOCK_END = np.array(["\x00"], dtype=object)
 _CLEAN_SELECTOR = ", ".join(REMOVED_TAGS) + ", " + HIDDEN_SELECTOR
 
 
@@ -172,6 +173,8 @@ class DomArrays:
     text_list: list[str]  # text of the text nodes, in document order
     joined_text: str  # "\x00".join(text_list)
     truncated: bool = False  # True when max_nodes cut the traversal
+    #: Per-page statistics shared by the methods (``extract_all`` computes each once).
+    cache: dict = field(default_factory=dict, repr=False)
 
     @property
     def size(self) -> int:
@@ -217,6 +220,37 @@ class DomArrays:
         np.cumsum(values, out=csum[1:])
         return csum[self.end] - csum[:-1]
 
+    def subtree_sums(self, rows: np.ndarray) -> np.ndarray:
+        """:meth:`subtree_sum` of every row of a 2-D array, in one pass."""
+        csum = np.zeros((rows.shape[0], self.size + 1), dtype=np.result_type(rows, np.int64))
+        np.cumsum(rows, axis=1, out=csum[:, 1:])
+        return csum[:, self.end] - csum[:, :-1]
+
+    @cached_property
+    def parent0(self) -> np.ndarray:
+        """``parent`` with the root's -1 replaced by 0 (for gathers; mask with ``parent >= 0``)."""
+        return np.maximum(self.parent, 0)
+
+    @cached_property
+    def is_block(self) -> np.ndarray:
+        """Mask of the block-level elements (:data:`BLOCK_TAGS`)."""
+        return tag_mask(self.tag_id, BLOCK_TAGS)
+
+    @cached_property
+    def child_count(self) -> np.ndarray:
+        """Number of children (elements and text nodes) of every node."""
+        return (
+            np.bincount(self.parent[1:], minlength=self.size)
+            if self.size > 1
+            else np.zeros(self.size, np.int64)
+        )
+
+    @cached_property
+    def child_elements(self) -> np.ndarray:
+        """Number of element children of every node."""
+        inner = np.flatnonzero(~self.is_text & (self.parent >= 0))
+        return np.bincount(self.parent[inner], minlength=self.size)
+
     def children_sum(self, values: np.ndarray) -> np.ndarray:
         """Sum of ``values`` over each node's direct children."""
         if self.size <= 1:
@@ -237,26 +271,49 @@ class DomArrays:
     @cached_property
     def block_seq(self) -> np.ndarray:
         """Block counter: two text nodes are in the same block iff their values are equal."""
-        starts = np.flatnonzero(tag_mask(self.tag_id, BLOCK_TAGS))
+        starts = np.flatnonzero(self.is_block)
         n = self.size + 1
         delta = np.bincount(starts, minlength=n) + np.bincount(self.end[starts], minlength=n)
         return np.cumsum(delta[:-1])
 
+    @cached_property
+    def text_array(self) -> np.ndarray:
+        """:attr:`text_list` as an object array (for fancy indexing)."""
+        out = np.empty(len(self.text_list), dtype=object)
+        out[:] = self.text_list
+        return out
+
+    @cached_property
+    def text_block_seq(self) -> np.ndarray:
+        """:attr:`block_seq` of the text nodes."""
+        return self.block_seq[self.is_text]
+
     def text_of(self, mask: np.ndarray) -> str:
         """Text of the text nodes selected by ``mask`` (nodes; non-text entries are ignored)."""
-        is_text = self.is_text
-        picked = mask[is_text]  # per text node
-        if not picked.any():
+        ordinal = np.flatnonzero(mask[self.is_text])
+        if ordinal.size == 0:
             return ""
-        ordinal = np.flatnonzero(picked)
-        seq = self.block_seq[is_text][ordinal]
-        texts = np.array(self.text_list, dtype=object)[ordinal]
-        # a "\x00" (in no text) between two blocks, then one C-level join and split
-        breaks = np.flatnonzero(seq[1:] != seq[:-1]) + 1
-        if breaks.size:
-            texts = np.insert(texts, breaks, "\x00")
+        seq = self.text_block_seq[ordinal]
+        texts = self.text_array[ordinal]
+        # a "\x00" (in no text) closes each block but the last, then one join and split
+        ends = np.flatnonzero(seq[1:] != seq[:-1])
+        if ends.size:
+            texts[ends] += _BLOCK_END  # (an object array: a numpy str would drop the NUL)
         blocks = "".join(texts.tolist()).split("\x00")
         return "\n".join(filter(None, map(" ".join, map(str.split, blocks))))
+
+    def depth_of(self, nodes: np.ndarray) -> np.ndarray:
+        """Depth of a few nodes (walking up; the whole :attr:`depth` array for many)."""
+        if "depth" in self.__dict__ or nodes.size > 8:
+            return self.depth[nodes]
+        parent = self.parent
+        out = []
+        for i in nodes.tolist():
+            d = 0
+            while (i := int(parent[i])) >= 0:
+                d += 1
+            out.append(d)
+        return np.array(out, dtype=np.int64)
 
     @cached_property
     def full_text(self) -> str:
