@@ -24,11 +24,13 @@ script, style and comments are already gone):
    * ``cetr-dff`` -- density farthest-first (Weka's ``MakeDensityBasedClusterer`` around
      ``FarthestFirst``) on the same model, the winner of the histogram paper (Table 2).
 
-5. The selected lines become a character mask, turned into text by
-   :meth:`SourceArrays.text_of`.
+5. The selected lines' spans become text by :meth:`SourceArrays.text_of_spans` (the text of
+   :meth:`SourceArrays.text_of` for those characters).
 
-Everything is numpy over characters, tags and lines; the only Python loops are the bounded
-clustering iterations.
+Everything is numpy over the text between the tags, the tags and the lines; the only Python
+loops are the bounded clustering iterations.  The lines (and the text of a selection) are
+computed once per page and parameters and shared by the four methods (``source.memo``), so
+:func:`~contentx_udf.extract_all` pays for them once.
 
 Readings and deviations (parameter names in ``settings.DEFAULTS``; the papers' values stay
 reachable):
@@ -74,7 +76,7 @@ import numpy as np
 from .core import MethodResult
 from .document import Document, SourceArrays
 
-_AMP, _NEWLINE, _SPACE = ord("&"), ord("\n"), ord(" ")
+_NEWLINE, _SPACE = ord("\n"), ord(" ")
 
 # --- lines -------------------------------------------------------------------------------
 
@@ -83,7 +85,8 @@ _AMP, _NEWLINE, _SPACE = ord("&"), ord("\n"), ord(" ")
 class Lines:
     """The non-blank lines of a source: character spans and TTR counts.
 
-    Line ``i`` covers characters ``start[i]:end[i]`` of the source.
+    Line ``i`` covers characters ``start[i]:end[i]`` of the source.  Shared by the CETR
+    methods of one page (:func:`source_lines` keeps it in the source's memo): read only.
     """
 
     start: np.ndarray  # int64 first character
@@ -108,104 +111,139 @@ def rebreak_points(
     ``every``-character mark of the line; candidates are whitespace outside tags and the
     boundary between two adjacent tags, so no tag and no word is cut.
     """
+    return _rebreak(source, starts, ends, every, over)[0]
+
+
+def _rebreak(
+    source: SourceArrays, starts: np.ndarray, ends: np.ndarray, every: int, over: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`rebreak_points` with, for each point, the text characters and the tags before it."""
+    none = np.zeros(0, dtype=np.int64)
     if every <= 0:
-        return np.zeros(0, dtype=np.int64)
-    length = ends - starts
-    long_lines = np.flatnonzero(length > max(over, every))
+        return none, none, none
+    long_lines = np.flatnonzero(ends - starts > max(over, every))
     if long_lines.size == 0:
-        return np.zeros(0, dtype=np.int64)
+        return none, none, none
     l_start, l_end = starts[long_lines], ends[long_lines]
     # marks at l_start + every * m, m = 1 .. (length - 1) // every
     n_marks = (l_end - l_start - 1) // every
     owner = np.repeat(np.arange(long_lines.size), n_marks)
-    first_of = np.concatenate(([0], np.cumsum(n_marks)[:-1]))
-    m = np.arange(owner.size) - first_of[owner] + 1
-    marks = l_start[owner] + every * m
-    # candidates: whitespace outside tags, and a tag that starts where the previous one ends
-    lo, hi = int(l_start[0]), int(l_end[-1])
-    is_candidate = (source.codes[lo:hi] <= _SPACE) & ~source.is_tag[lo:hi]
-    between = source.tag_start[1:][source.tag_start[1:] == source.tag_end[:-1]]
-    between = between[(between >= lo) & (between < hi)]
-    is_candidate[between - lo] = True
-    candidates = np.flatnonzero(is_candidate) + lo
-    pick = np.searchsorted(candidates, marks)
-    ok = pick < candidates.size
-    chosen = candidates[pick[ok]]
-    chosen = chosen[chosen < l_end[owner[ok]]]  # the candidate must lie on the same line
-    if chosen.size > 1:  # marks of one line may pick the same candidate
-        chosen = chosen[np.concatenate(([True], np.diff(chosen) > 0))]
-    return chosen
+    first_of = np.cumsum(n_marks) - n_marks
+    marks = l_start[owner] + every * (np.arange(owner.size) - first_of[owner] + 1)
+    # the first whitespace character of the text at or after each mark: the text characters
+    # at or after a mark are those from its text position on
+    text = source.text_codes
+    space = np.flatnonzero(text <= _SPACE)
+    pick = np.searchsorted(space, source.text_position(marks))
+    pick_ok = pick < space.size
+    text_at = space[np.minimum(pick, space.size - 1)] if space.size else pick
+    tags_at = np.searchsorted(source.text_offset, text_at, side="right") - 1
+    chosen = np.where(pick_ok, text_at + source.tag_chars_before[tags_at], source.size)
+    # or a tag that starts where the previous one ends (no text between them), if earlier
+    between = np.flatnonzero(source.text_lengths[1:-1] == 0) + 1
+    pick = np.searchsorted(source.tag_start[between], marks)
+    ok = pick < between.size
+    tag = between[np.minimum(pick, between.size - 1)] if between.size else pick
+    use_tag = ok & (source.tag_start[tag] < chosen) if between.size else ok
+    if use_tag.any():
+        chosen = np.where(use_tag, source.tag_start[tag], chosen)
+        text_at = np.where(use_tag, source.text_offset[tag], text_at)
+        tags_at = np.where(use_tag, tag, tags_at)
+    keep = chosen < l_end[owner]  # the candidate must lie on the same line
+    if keep.size > 1:  # marks of one line may pick the same candidate
+        keep[1:] &= chosen[1:] != chosen[:-1]
+    return chosen[keep], text_at[keep], tags_at[keep]
 
 
 #: Lexbor's serialiser escapes exactly four characters in text: ``&amp; &lt; &gt; &nbsp;``.
 #: The letter after ``&`` tells the escape's surplus characters beyond the one it stands for.
-_ENTITY_SURPLUS = np.zeros(128, dtype=np.int64)
+_ENTITY_SURPLUS = np.zeros(256, dtype=np.int64)
 _ENTITY_SURPLUS[[ord("a"), ord("l"), ord("g"), ord("n")]] = [4, 3, 3, 5]
 
 
 def entity_extra_chars(source: SourceArrays) -> tuple[np.ndarray, np.ndarray]:
-    """Positions of the entity escapes in text and the characters each adds beyond one
-    (``&amp;`` -> 4).  Lexbor escapes every ``&`` of a text node, so each ``&`` outside a tag
-    starts one of its four escapes."""
-    codes = source.codes
-    amp = np.flatnonzero((codes == _AMP) & ~source.is_tag)
-    amp = amp[amp + 1 < codes.size]
-    surplus = _ENTITY_SURPLUS[np.minimum(codes[amp + 1], 127)]
+    """Text positions (indices into ``source.text_codes``) of the entity escapes and the
+    characters each adds beyond one (``&amp;`` -> 4).  Lexbor escapes every ``&`` of a text
+    node, so each ``&`` outside a tag starts one of its four escapes; the letter after it must
+    be in the same text (a ``&`` right before a tag is no escape)."""
+    text = source.text_codes
+    amp = np.flatnonzero(text == ord("&"))
+    if amp.size == 0:
+        return amp, amp
+    after_tag = np.zeros(text.size + 1, dtype=bool)  # text positions right after a tag
+    after_tag[source.text_offset[1:]] = True
+    after_tag[text.size] = True
+    amp = amp[~after_tag[amp + 1]]
+    surplus = _ENTITY_SURPLUS[np.minimum(text[amp + 1], 255)]
     keep = surplus > 0
     return amp[keep], surplus[keep]
 
 
 def source_lines(source: SourceArrays, params: dict[str, Any]) -> Lines:
     """Split the source into lines (re-breaking long ones), count text and tags per line,
-    and drop blank lines (overview, "Tag Ratios"; FAQ on one-line pages)."""
+    and drop blank lines (overview, "Tag Ratios"; FAQ on one-line pages).
+
+    Computed once per source and parameters (kept in ``source.memo``)."""
+    key = (
+        "cetr-lines",
+        int(params["rebreak_chars"]),
+        int(params["rebreak_over"]),
+        bool(params["count_entities_once"]),
+    )
+    lines = source.memo.get(key)
+    if lines is None:
+        lines = source.memo[key] = _source_lines(source, *key[1:])
+    return lines
+
+
+def _source_lines(source: SourceArrays, every: int, over: int, entities_once: bool) -> Lines:
     n = source.size
     if n == 0:
         z = np.zeros(0, dtype=np.int64)
         return Lines(z, z, z, z, 0)
-    codes, is_tag = source.codes, source.is_tag
-    newline = np.flatnonzero((codes == _NEWLINE) & ~is_tag)
-    starts = np.concatenate(([0], newline + 1))
-    ends = np.concatenate((newline + 1, [n]))
-    extra = rebreak_points(source, starts, ends, int(params["rebreak_chars"]), int(params["rebreak_over"]))
+    # every line start with the text characters (lo) and the tags (k) before it: 0, and after
+    # each newline of the text
+    text = source.text_codes
+    newline = np.flatnonzero(text == _NEWLINE)
+    k = np.searchsorted(source.text_offset, newline, side="right") - 1
+    starts = np.concatenate(([0], newline + 1 + source.tag_chars_before[k]))
+    lo = np.concatenate(([0], newline + 1))
+    k = np.concatenate(([0], k))
+    ends = np.concatenate((starts[1:], [n]))
+    extra, extra_lo, extra_k = _rebreak(source, starts, ends, every, over)
     if extra.size:  # a re-break right after a newline makes an empty line, dropped below
-        starts = np.sort(np.concatenate((starts, extra)))
-        ends = np.concatenate((starts[1:], [n]))
-    keep = starts < n
-    starts, ends = starts[keep], ends[keep]
+        order = np.argsort(np.concatenate((starts, extra)), kind="stable")
+        starts = np.concatenate((starts, extra))[order]
+        lo = np.concatenate((lo, extra_lo))[order]
+        k = np.concatenate((k, extra_k))[order]
+    if starts[-1] == n:  # a newline at the very end
+        starts, lo, k = starts[:-1], lo[:-1], k[:-1]
+    ends = np.concatenate((starts[1:], [n]))
 
-    # trimmed text span: first and last non-whitespace text character of each line; the text
-    # characters between them are the span minus the tag characters inside it.
-    solid = np.flatnonzero((codes > _SPACE) & ~is_tag)
-    first = np.searchsorted(solid, starts)
-    last = np.searchsorted(solid, ends) - 1
-    has_text = last >= first
+    # trimmed text: from the first to the last non-whitespace text character of each line,
+    # counted in text coordinates (the tags between them drop out)
+    solid = np.flatnonzero(text > _SPACE)
+    first = np.searchsorted(solid, lo)
+    last = np.concatenate((first[1:], [solid.size])) - 1
     if solid.size:
-        span_lo = solid[np.minimum(first, solid.size - 1)]
-        span_hi = solid[np.maximum(last, 0)] + 1
+        span = solid[np.maximum(last, 0)] - solid[np.minimum(first, solid.size - 1)] + 1
+        text_chars = np.where(last >= first, span, 0)
     else:
-        span_lo = span_hi = starts
-    tag_chars_before = np.concatenate(([0], np.cumsum(source.tag_end - source.tag_start)))
-    # neither span end lies strictly inside a tag, so tags ending at or before it precede it
-    tags_lo = tag_chars_before[np.searchsorted(source.tag_end, span_lo, side="right")]
-    tags_hi = tag_chars_before[np.searchsorted(source.tag_end, span_hi, side="right")]
-    text_chars = np.where(has_text, (span_hi - span_lo) - (tags_hi - tags_lo), 0)
-    if params["count_entities_once"]:
+        text_chars = np.zeros(starts.size, dtype=np.int64)
+    if entities_once:
         amp, more = entity_extra_chars(source)
         if amp.size:
-            line_of = np.searchsorted(starts, amp, side="right") - 1
+            line_of = np.searchsorted(lo, amp, side="right") - 1
             surplus = np.bincount(line_of, weights=more, minlength=starts.size).astype(np.int64)
-            text_chars = text_chars - surplus
-            text_chars = np.maximum(text_chars, 0)
-
-    tag_line = np.searchsorted(starts, source.tag_start, side="right") - 1
-    tags = np.bincount(tag_line, minlength=starts.size)[: starts.size]
+            text_chars = np.maximum(text_chars - surplus, 0)
+    tags = np.diff(k, append=source.tag_start.size)  # tags starting on the line
 
     nonblank = (text_chars > 0) | (tags > 0)
     return Lines(
         start=starts[nonblank],
         end=ends[nonblank],
-        text_chars=text_chars[nonblank].astype(np.int64),
-        tags=tags[nonblank].astype(np.int64),
+        text_chars=text_chars[nonblank],
+        tags=tags[nonblank],
         rebroken=int(extra.size),
     )
 
@@ -371,20 +409,21 @@ def kmeans(points: np.ndarray, k: int, max_iter: int, *, origin_fixed: bool = Fa
     else:
         centroids = fit[farthest_first_centres(fit, k)].copy()
     k = centroids.shape[0]
-    movable = np.ones(k, dtype=bool)
-    movable[0] = not origin_fixed
-    labels = np.full(fit.shape[0], -1, dtype=np.intp)
+    movable = [not origin_fixed] + [True] * (k - 1)
+    labels = None
     x, y = fit[:, 0].copy(), fit[:, 1].copy()
     iterations = 0
     for iterations in range(1, max(max_iter, 1) + 1):  # noqa: B007
         new = nearest_centroid(fit, centroids)
-        if (new == labels).all():
+        if labels is not None and np.array_equal(new, labels):
             break
         labels = new
-        counts = np.bincount(labels, minlength=k)
-        moved = movable & (counts > 0)
-        centroids[moved, 0] = np.bincount(labels, weights=x, minlength=k)[moved] / counts[moved]
-        centroids[moved, 1] = np.bincount(labels, weights=y, minlength=k)[moved] / counts[moved]
+        counts = np.bincount(labels, minlength=k).tolist()
+        sum_x = np.bincount(labels, weights=x, minlength=k).tolist()
+        sum_y = np.bincount(labels, weights=y, minlength=k).tolist()
+        for c in range(k):
+            if movable[c] and counts[c]:
+                centroids[c] = (sum_x[c] / counts[c], sum_y[c] / counts[c])
     if fit is not points or iterations == max_iter:
         labels = nearest_centroid(points, centroids)
     noncontent = 0 if origin_fixed else int(np.argmin((centroids * centroids).sum(axis=1)))
@@ -423,15 +462,16 @@ def density_farthest_first(points: np.ndarray, k: int, min_std: float) -> Cluste
 
 
 def content_text(source: SourceArrays, lines: Lines, content: np.ndarray) -> str:
-    """Text of the selected lines: their characters become a mask for ``source.text_of``."""
+    """Text of the selected lines (``source.text_of_spans``); methods of one page that select
+    the same lines share it (``source.memo``)."""
     if not content.any():
         return ""
-    # lines are disjoint and sorted: -1 at each selected end, then +1 at each selected start
-    # (an end shared with the next selected start nets 0); the running sum is the mask.
-    delta = np.zeros(source.size + 1, dtype=np.int8)
-    delta[lines.end[content]] = -1
-    delta[lines.start[content]] += 1
-    return source.text_of(np.cumsum(delta[:-1], dtype=np.int8) > 0)
+    start, end = lines.start[content], lines.end[content]
+    key = ("cetr-text", start.tobytes(), end.tobytes())
+    text = source.memo.get(key)
+    if text is None:
+        text = source.memo[key] = source.text_of_spans(start, end)
+    return text
 
 
 def _base_scores(lines: Lines, sigma: float) -> dict[str, float]:

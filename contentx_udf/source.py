@@ -1,85 +1,191 @@
 """The source view of a page: the cleaned ``<body>`` re-serialised as HTML, as numpy arrays.
 
-Lexbor's serialiser writes every tag on one line and escapes ``<`` in text, so two C-level
-regex passes (split and findall) find every tag; per-character arrays (code points, tag
-mask) are then built with numpy.  Used by the source-based methods: CETR works on lines,
-CCB on characters and tokens.
+Lexbor's serialiser writes every tag on one line and escapes ``<`` and ``>`` in text, so
+the tags are found with numpy on the code points: a tag opens at a ``<`` followed by a
+letter (or ``/`` and a letter) and closes at the next ``>`` (the regex
+``</?[A-Za-z][^>]*>`` scanned left to right).  Tag names are classified by numeric keys
+(no string per tag); the name strings, the tag mask and the text between the tags are
+built on first use.  CCB reads the per-character arrays, CETR the text between the tags
+(:attr:`SourceArrays.text_codes`) and line spans (:meth:`SourceArrays.text_of_spans`).
 """
 
 from __future__ import annotations
 
+import html as _html
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
 from .tags import BLOCK_TAGS
 
 _COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
-#: A tag of the serialised body: "<" then a name or "/" + name, up to the next ">".
-_TAG_SPLIT_RE = re.compile(r"(</?[A-Za-z][^>]*>)")
-_TAG_NAME_RE = re.compile(r"<(/?)([A-Za-z][^\s/>]*)[^>]*>")
+#: A tag name as the regex reading has it: up to whitespace, "/" or ">".
+_NAME_RE = re.compile(r"[^\s/>]*")
+
+_AMP, _NEWLINE, _SPACE, _SLASH, _LT, _GT = 38, 10, 32, 47, 60, 62
+#: Code points that ``str.isspace`` accepts (``str.split()`` and ``str.strip()`` split and strip
+#: at these, and so does the regex ``\s``); tests/test_cetr.py checks the list.
+SPACE_CODE_POINTS = (
+    (0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x1F, 0x20, 0x85, 0xA0, 0x1680)
+    + tuple(range(0x2000, 0x200B))
+    + (0x2028, 0x2029, 0x202F, 0x205F, 0x3000)
+)
+
+#: Tag names of up to _KEY_CHARS ASCII letters and digits get a numeric key: digit
+#: ``ord(c) - 47`` (1-10 for "0"-"9", 50-75 for "a"-"z") at base 76, least significant first.
+_KEY_CHARS = 10
+_KEY_POWERS = 76 ** np.arange(_KEY_CHARS + 1, dtype=np.int64)  # (76**10 < 2**63)
+_KEY_ROWS = np.arange(_KEY_CHARS + 1)[:, None]
+_NO_KEY = -1
+
+
+def name_key(name: str) -> int:
+    """The numeric key of a lower-case tag name, or -1 when it has none."""
+    if not (0 < len(name) <= _KEY_CHARS and name.isascii() and name.isalnum() and name == name.lower()):
+        return _NO_KEY
+    return int(sum((ord(c) - 47) * int(p) for c, p in zip(name, _KEY_POWERS, strict=False)))
+
+
+_BLOCK_KEYS = np.array(sorted(name_key(n) for n in BLOCK_TAGS if name_key(n) != _NO_KEY), dtype=np.int64)
+_BLOCK_BY_NAME = frozenset(n for n in BLOCK_TAGS if name_key(n) == _NO_KEY)  # (none today)
+
+#: The four escapes Lexbor writes in text, as code points, and the character each stands for.
+_ESCAPES = (("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">"), ("&nbsp;", "\xa0"))
+_ESCAPE_CODES = np.zeros((len(_ESCAPES), 6), dtype=np.uint32)
+for _row, (_escape, _char) in enumerate(_ESCAPES):
+    _ESCAPE_CODES[_row, : len(_escape)] = [ord(c) for c in _escape]
+_ESCAPE_LEN = np.array([len(e) for e, _c in _ESCAPES], dtype=np.int64)
+_ESCAPE_CHAR = np.array([ord(c) for _e, c in _ESCAPES], dtype=np.uint32)
+_ESCAPE_POS = np.arange(6)
+_ESCAPE_USED = _ESCAPE_POS[None, :] < _ESCAPE_LEN[:, None]
+_ESCAPE_TAIL = np.arange(1, 6)
+
+
+def _utf32(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
 @dataclass
 class SourceArrays:
-    """The cleaned ``<body>`` as HTML source text, with per-character arrays.
+    """The cleaned ``<body>`` as HTML source text, with per-character and per-tag arrays.
 
-    ``codes[i]`` is the code point of character ``i`` of :attr:`html`; ``is_tag[i]`` tells
-    whether it belongs to a tag.  ``tag_start``/``tag_end`` are the character spans of the
-    tags, ``tag_name`` their lower-case names and ``tag_closing`` whether they are end tags.
-    Entities stay escaped in :attr:`html` (``&amp;`` is five characters); :meth:`text_of`
-    unescapes them in the output.
+    ``codes[i]`` is the code point of character ``i`` of :attr:`html`.  ``tag_start`` /
+    ``tag_end`` are the character spans of the tags, ``tag_closing`` whether they are end
+    tags; on demand ``tag_name`` holds their lower-case names, ``is_tag[i]`` tells whether
+    character ``i`` belongs to a tag and :attr:`text_codes` are the code points outside the
+    tags.  Entities stay escaped in :attr:`html` (``&amp;`` is five characters);
+    :meth:`text_of` unescapes them in the output.  :attr:`memo` holds statistics that several
+    methods of one page share (CETR's lines, keyed by their parameters).
     """
 
     html: str
     codes: np.ndarray
-    is_tag: np.ndarray
     tag_start: np.ndarray
     tag_end: np.ndarray
-    tag_name: list[str]
     tag_closing: np.ndarray
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_html(cls, body_html: str) -> SourceArrays:
         # comments are dropped from the source; then "<" only opens tags (Lexbor escapes it in text)
         html = _COMMENT_RE.sub("", body_html) if "<!--" in body_html else body_html
-        parts = _TAG_SPLIT_RE.split(html)  # text, tag, text, tag, ..., text
-        lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
-        starts = np.zeros(len(parts), dtype=np.int64)
-        np.cumsum(lengths[:-1], out=starts[1:])
-        t_start = starts[1::2]
-        t_end = t_start + lengths[1::2]
-        part_is_tag = np.zeros(len(parts), dtype=bool)
-        part_is_tag[1::2] = True
-        is_tag = np.repeat(part_is_tag, lengths)
-        found = _TAG_NAME_RE.findall(html)  # same matches as the split, in order
-        names = [name.lower() for _slash, name in found]
-        closing = np.fromiter((slash == "/" for slash, _name in found), dtype=bool, count=len(found))
-        codes = np.frombuffer(html.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        codes = _utf32(html)
+        z = np.zeros(0, dtype=np.int64)
+        marks = np.flatnonzero((codes | 2) == _GT)  # "<" (60) and ">" (62)
+        is_gt = codes[marks] == _GT
+        lt, gt = marks[~is_gt], marks[is_gt]
+        if lt.size == 0 or gt.size == 0:
+            return cls(html=html, codes=codes, tag_start=z, tag_end=z, tag_closing=np.zeros(0, dtype=bool))
+        after = codes.take(lt[:, None] + np.arange(1, 3), mode="clip")  # the two characters after "<"
+        closing = after[:, 0] == _SLASH
+        first = np.where(closing, after[:, 1], after[:, 0])
+        opens = ((first | 32) - 97) <= 25  # a letter (unsigned: below "a" wraps to the top)
+        opens &= lt + 1 + closing < codes.size  # (clipping repeats the last character)
+        lt, closing = lt[opens], closing[opens]
+        # a tag runs to the next ">"; a "<" before that ">" lies inside the tag
+        end = np.searchsorted(gt, lt)
+        start = np.ones(lt.size, dtype=bool)
+        np.not_equal(end[1:], end[:-1], out=start[1:])
+        start &= end < gt.size  # no ">" left: no tag
         return cls(
             html=html,
             codes=codes,
-            is_tag=is_tag,
-            tag_start=t_start,
-            tag_end=t_end,
-            tag_name=names,
-            tag_closing=closing,
+            tag_start=lt[start],
+            tag_end=gt[end[start]] + 1,
+            tag_closing=closing[start],
         )
 
     @property
     def size(self) -> int:
         return len(self.html)
 
+    # --- tags ----------------------------------------------------------------------------------
+
+    @cached_property
+    def _names(self) -> tuple[np.ndarray, np.ndarray]:
+        """(end of each tag's name, numeric key of the lower-case name or -1)."""
+        name_start = self.tag_start + 1 + self.tag_closing
+        # the first characters of every name, one row per position (rows: long and quick)
+        window = self.codes.take(_KEY_ROWS + name_start, mode="clip")
+        folded = window | 32  # letters to lower case; digits stay
+        plain = (folded - 97) <= 25  # a letter (unsigned: below "a" wraps to the top) ...
+        plain |= (window - 48) <= 9  # ... or a digit
+        length = np.argmin(plain, axis=0)  # the first character that is neither
+        stop = window[length, np.arange(name_start.size)]
+        # the name ends at whitespace, "/" or ">" (the serialiser writes " " or ">" there)
+        plainly = (stop == _SPACE) | (stop == _GT) | (stop == _SLASH)
+        folded -= 47
+        folded[_KEY_ROWS >= length] = 0
+        key = _KEY_POWERS @ folded
+        key[~plainly] = _NO_KEY
+        name_end = name_start + length
+        # anything else (a long name, a non-ASCII character, "-", ...): the regex reading
+        for i in np.flatnonzero(~plainly).tolist():
+            s = int(name_start[i])
+            name_end[i] = _NAME_RE.match(self.html, s).end()
+            key[i] = name_key(self.html[s : int(name_end[i])].lower())
+        return name_end, key
+
+    @property
+    def tag_name_end(self) -> np.ndarray:
+        """End of each tag's name (the name starts after ``<`` or ``</``)."""
+        return self._names[0]
+
+    @property
+    def tag_key(self) -> np.ndarray:
+        """Numeric key of each tag's lower-case name (:func:`name_key`), -1 for names that
+        have none (longer than 10 characters or not only ASCII letters and digits)."""
+        return self._names[1]
+
+    @cached_property
+    def tag_name(self) -> list[str]:
+        """Lower-case name of each tag."""
+        html = self.html
+        name_start = (self.tag_start + 1 + self.tag_closing).tolist()
+        names = [html[s:e] for s, e in zip(name_start, self.tag_name_end.tolist(), strict=True)]
+        joined = " ".join(names)  # names hold no whitespace
+        lowered = joined.lower()
+        return lowered.split(" ") if lowered != joined else names
+
     @cached_property
     def tag_is_block(self) -> np.ndarray:
-        return np.fromiter((n in BLOCK_TAGS for n in self.tag_name), dtype=bool, count=len(self.tag_name))
+        key = self.tag_key
+        hit = np.searchsorted(_BLOCK_KEYS, key)
+        block = _BLOCK_KEYS[np.minimum(hit, _BLOCK_KEYS.size - 1)] == key
+        if _BLOCK_BY_NAME:
+            block |= self.tag_mask(_BLOCK_BY_NAME)
+        return block
 
     def tag_mask(self, names) -> np.ndarray:
         """Boolean mask over tags whose name is in ``names``."""
         names = set(names)
-        return np.fromiter((n in names for n in self.tag_name), dtype=bool, count=len(self.tag_name))
+        keys = [name_key(n) for n in names]
+        if _NO_KEY in keys:
+            return np.fromiter(map(names.__contains__, self.tag_name), dtype=bool, count=len(self.tag_name))
+        return np.isin(self.tag_key, np.array(keys, dtype=np.int64))
 
     def inside(self, names) -> np.ndarray:
         """Per-character mask: the character lies inside an element named in ``names``
@@ -92,6 +198,94 @@ class SourceArrays:
         np.add.at(delta, self.tag_end[closing], -1)
         return np.cumsum(delta[:-1]) > 0
 
+    @cached_property
+    def tag_chars_before(self) -> np.ndarray:
+        """``tag_chars_before[j]``: characters of the tags before tag ``j`` (one entry more
+        than tags: the last counts every tag character)."""
+        out = np.zeros(self.tag_start.size + 1, dtype=np.int64)
+        np.cumsum(self.tag_end - self.tag_start, out=out[1:])
+        return out
+
+    # --- the text between the tags --------------------------------------------------------
+
+    @cached_property
+    def is_tag(self) -> np.ndarray:
+        lengths = np.empty(2 * self.tag_start.size + 1, dtype=np.int64)
+        lengths[0::2] = self.text_lengths
+        lengths[1::2] = self.tag_end - self.tag_start
+        flags = np.zeros(lengths.size, dtype=bool)
+        flags[1::2] = True
+        return np.repeat(flags, lengths)
+
+    @cached_property
+    def text_codes(self) -> np.ndarray:
+        """The code points outside the tags, in order (entities escaped)."""
+        if self.tag_start.size == 0:
+            return self.codes
+        before = self.tag_chars_before
+        index = np.arange(self.size - int(before[-1]))
+        index += np.repeat(before, self.text_lengths)  # the tag characters before each text one
+        return self.codes[index]
+
+    @cached_property
+    def text_offset(self) -> np.ndarray:
+        """``text_offset[i]``: text characters before the ``i``-th text (the text before tag
+        ``i``; the last one follows the last tag)."""
+        out = np.zeros(self.tag_start.size + 1, dtype=np.int64)
+        out[1:] = self.tag_end - self.tag_chars_before[1:]
+        return out
+
+    @cached_property
+    def text_lengths(self) -> np.ndarray:
+        """Length of each text between the tags (the first before tag 0, the last after the last
+        tag)."""
+        bounds = np.concatenate(([0], self.tag_end, [self.size]))
+        return np.concatenate((self.tag_start, [self.size])) - bounds[:-1]
+
+    @cached_property
+    def non_space_chars(self) -> int:
+        """Characters outside the tags that are not whitespace (``" \\n\\t\\r\\f\\v\\xa0"``)."""
+        c = self.text_codes
+        space = ((c - 9) <= 4) | (c == _SPACE) | (c == 0xA0)  # unsigned: below 9 wraps to the top
+        return int(c.size - np.count_nonzero(space))
+
+    def text_position(self, pos: np.ndarray) -> np.ndarray:
+        """Text characters (outside tags) before each source position of ``pos``."""
+        pos = np.asarray(pos, dtype=np.int64)
+        k = np.searchsorted(self.tag_start, pos, side="left")  # tags starting before pos
+        out = pos - self.tag_chars_before[k]
+        inside = np.flatnonzero(k > 0)
+        inside = inside[self.tag_end[k[inside] - 1] > pos[inside]]
+        out[inside] = self.text_offset[k[inside]]  # inside a tag: the text before that tag
+        return out
+
+    def source_position(self, text_pos: np.ndarray) -> np.ndarray:
+        """Source position of each text character ``text_pos`` (an index into
+        :attr:`text_codes`)."""
+        text_pos = np.asarray(text_pos, dtype=np.int64)
+        part = np.searchsorted(self.text_offset, text_pos, side="right") - 1
+        return text_pos + self.tag_chars_before[part]
+
+    # --- output text --------------------------------------------------------------------------
+
+    @cached_property
+    def block_codes(self) -> np.ndarray:
+        """:attr:`text_codes` with a line break where each block tag starts."""
+        block = np.flatnonzero(self.tag_is_block)
+        return np.insert(self.text_codes, self.text_offset[block + 1], _NEWLINE)
+
+    @cached_property
+    def block_text(self) -> str:
+        """:attr:`block_codes` as a string."""
+        return self.block_codes.tobytes().decode("utf-32-le", "replace")
+
+    @cached_property
+    def block_breaks_before(self) -> np.ndarray:
+        """``block_breaks_before[j]``: block tags before tag ``j`` (one entry more than tags)."""
+        out = np.zeros(self.tag_start.size + 1, dtype=np.int64)
+        np.cumsum(self.tag_is_block, out=out[1:])
+        return out
+
     def text_of(self, char_mask: np.ndarray) -> str:
         """Text of the selected non-tag characters; block tags become line breaks."""
         keep = char_mask & ~self.is_tag
@@ -99,22 +293,103 @@ class SourceArrays:
             return ""
         out = self.codes.copy()
         block_starts = self.tag_start[self.tag_is_block]
-        out[block_starts] = 10  # "\n"
-        keep = keep.copy()
+        out[block_starts] = _NEWLINE
         keep[block_starts] = True
-        text = out[keep].tobytes().decode("utf-32-le", "replace")
-        text = _unescape(text)
-        lines = (" ".join(line.split()) for line in text.split("\n"))
-        return "\n".join(line for line in lines if line)
+        return clean_text(out[keep])
+
+    def text_of_spans(self, starts: np.ndarray, ends: np.ndarray) -> str:
+        """:meth:`text_of` the characters of the spans ``starts[i]:ends[i]``: sorted, disjoint,
+        and no span end strictly inside a tag (where a tag starts is fine)."""
+        starts = np.asarray(starts, dtype=np.int64)
+        ends = np.asarray(ends, dtype=np.int64)
+        if starts.size == 0:
+            return ""
+        gap = np.flatnonzero(starts[1:] != ends[:-1])  # merge spans that touch
+        run_start = np.concatenate((starts[:1], starts[1:][gap]))
+        run_end = np.concatenate((ends[:-1][gap], ends[-1:]))
+        k_start = np.searchsorted(self.tag_start, run_start, side="left")
+        k_end = np.searchsorted(self.tag_start, run_end, side="left")
+        blocks = self.block_breaks_before
+        # position in block_text: text characters and block tags before the position
+        lo = (run_start - self.tag_chars_before[k_start] + blocks[k_start]).tolist()
+        hi = (run_end - self.tag_chars_before[k_end] + blocks[k_end]).tolist()
+        # every block tag between two runs still breaks the line (text_of keeps them all)
+        sep = ["\n" if b else "" for b in (blocks[k_start[1:]] > blocks[k_end[:-1]]).tolist()]
+        sep.append("")
+        text = self.block_text
+        return clean_string(
+            "".join([piece for a, b, s in zip(lo, hi, sep, strict=True) for piece in (text[a:b], s)])
+        )
 
     @cached_property
     def full_text(self) -> str:
-        return self.text_of(np.ones(self.size, dtype=bool))
+        return clean_text(self.block_codes)
 
 
-def _unescape(text: str) -> str:
-    if "&" not in text:
-        return text
-    import html as _html
+def clean_string(text: str) -> str:
+    """``text`` with escapes undone (``html.unescape``), whitespace collapsed within each line
+    and blank lines dropped.  Per line in Python: quicker than :func:`clean_text` for a text of
+    few lines."""
+    if "&" in text:
+        text = _html.unescape(text)
+    lines = (" ".join(line.split()) for line in text.split("\n"))
+    return "\n".join(line for line in lines if line)
 
-    return _html.unescape(text)
+
+def clean_text(codes: np.ndarray) -> str:
+    """:func:`clean_string` of the code points ``codes``, with numpy: quicker for a text of
+    many (blank) lines."""
+    if codes.size == 0:
+        return ""
+    amp = np.flatnonzero(codes == _AMP)
+    if amp.size:
+        codes = _unescape_codes(codes, amp)
+    solid = ~space_mask(codes)
+    first = int(np.argmax(solid))
+    if not solid[first]:
+        return ""
+    last = codes.size - int(np.argmax(solid[::-1]))
+    codes, solid = codes[first:last], solid[first:last]
+    # a run of whitespace becomes its first character: a line break if the run holds one
+    run_start = np.flatnonzero(solid[:-1] > solid[1:]) + 1
+    if run_start.size:
+        solid[run_start] = True  # solid is ours: the slice of a fresh array
+        codes = codes.copy()
+        newline = np.flatnonzero(codes == _NEWLINE)
+        breaks = np.zeros(run_start.size, dtype=bool)
+        breaks[np.searchsorted(run_start, newline, side="right") - 1] = True
+        codes[run_start] = np.where(breaks, _NEWLINE, _SPACE)
+    return codes[solid].astype(np.uint32, copy=False).tobytes().decode("utf-32-le", "replace")
+
+
+def space_mask(codes: np.ndarray) -> np.ndarray:
+    """``chr(c).isspace()`` for each code point of ``codes`` (comparisons, no table look-up)."""
+    shifted = codes - 9  # unsigned: the codes below 9 wrap to the top
+    is_space = shifted <= 4  # \t \n \v \f \r
+    shifted -= 19
+    is_space |= shifted <= 4  # \x1c - \x1f and " "
+    high = np.flatnonzero(codes >= 0x85)
+    if high.size:
+        h = codes[high]
+        hit = (h == 0xA0) | (h == 0x85) | (h == 0x3000) | ((h - 0x2000) <= 0x0A)
+        hit |= (h == 0x1680) | ((h - 0x2028) <= 1) | (h == 0x202F) | (h == 0x205F)
+        is_space[high] = hit
+    return is_space
+
+
+def _unescape_codes(codes: np.ndarray, amp: np.ndarray) -> np.ndarray:
+    """``codes`` with its escapes undone.  Fast when every ``&`` starts one of the four escapes
+    Lexbor writes in text; anything else goes through ``html.unescape``."""
+    # (clipping repeats the last character, which completes no escape cut by the end)
+    window = codes.take(amp[:, None] + _ESCAPE_POS, mode="clip")
+    matches = ((window[:, None, :] == _ESCAPE_CODES[None, :, :]) | ~_ESCAPE_USED[None, :, :]).all(axis=2)
+    kind = np.argmax(matches, axis=1)
+    if not matches[np.arange(amp.size), kind].all():
+        text = codes.astype(np.uint32, copy=False).tobytes().decode("utf-32-le", "replace")
+        return _utf32(_html.unescape(text))
+    out = codes.copy()
+    out[amp] = _ESCAPE_CHAR[kind]
+    keep = np.ones(codes.size, dtype=bool)
+    tail = amp[:, None] + _ESCAPE_TAIL  # the characters after "&" (escapes do not overlap)
+    keep[tail[_ESCAPE_TAIL[None, :] < _ESCAPE_LEN[kind][:, None]]] = False
+    return out[keep]

@@ -7,10 +7,14 @@ from Eq. 1-4; the methods against hand-built pages whose content/boilerplate spl
 
 from __future__ import annotations
 
+import html as html_module
 import math
+import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from contentx_udf import cetr, extract
 from contentx_udf.cetr import (
@@ -25,6 +29,8 @@ from contentx_udf.cetr import (
 )
 from contentx_udf.document import Document
 from contentx_udf.settings import resolve_params
+from contentx_udf.source import SPACE_CODE_POINTS, SourceArrays, clean_string, clean_text
+from contentx_udf.tags import BLOCK_TAGS
 
 METHODS = ("cetr-tm", "cetr-km", "cetr", "cetr-dff")
 #: The papers' own settings: every line over 60 characters re-broken every 60 (overview FAQ),
@@ -387,3 +393,108 @@ def test_megabytes_on_one_line_are_bounded(method):
     result = extract(html, method)
     assert result.status == "ok", result.error
     assert result.scores["lines"] > 1000
+
+
+# --- the source view: tags, text, output ---------------------------------------------------
+
+_TAG_RE = re.compile(r"(<(/?)([A-Za-z][^\s/>]*)[^>]*>)")
+
+
+def _regex_reading(body: str):
+    """Tags as the regex ``</?[A-Za-z][^>]*>`` finds them, scanning left to right."""
+    html = re.sub(r"<!--.*?-->", "", body, flags=re.DOTALL)
+    parts = _TAG_RE.split(html)
+    starts, ends, names, closing, pos = [], [], [], [], 0
+    for i in range(0, len(parts) - 1, 4):
+        pos += len(parts[i])
+        starts.append(pos)
+        pos += len(parts[i + 1])
+        ends.append(pos)
+        closing.append(parts[i + 2] == "/")
+        names.append(parts[i + 3].lower())
+    return html, starts, ends, names, closing, "".join(parts[0::4])
+
+
+def test_space_code_points_are_those_of_str_isspace():
+    assert set(SPACE_CODE_POINTS) == {c for c in range(0x110000) if chr(c).isspace()}
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "<",
+                ">",
+                "/",
+                "a",
+                "B",
+                "div",
+                "p",
+                " ",
+                "\n",
+                "x",
+                "1",
+                "-",
+                "é",
+                "\u212a",
+                "\xa0",
+                "\t",
+                "<!--",
+                "-->",
+                "&amp;",
+                "blockquote",
+                "BLOCKQUOTE",
+                "h1",
+                "H2",
+                "custom-element-name",
+                "\u3000",
+                '"',
+                "=",
+                "\v",
+            ]
+        ),
+        max_size=40,
+    )
+)
+def test_tags_are_those_of_the_regex_reading(pieces):
+    body = "".join(pieces)
+    html, starts, ends, names, closing, text = _regex_reading(body)
+    src = SourceArrays.from_html(body)
+    assert src.html == html
+    assert src.tag_start.tolist() == starts and src.tag_end.tolist() == ends
+    assert src.tag_closing.tolist() == closing
+    assert src.tag_name == names
+    assert src.tag_is_block.tolist() == [n in BLOCK_TAGS for n in names]
+    for wanted in (("a",), ("div", "p"), ("A",), ("custom-element-name",)):
+        assert src.tag_mask(wanted).tolist() == [n in wanted for n in names]
+    assert src.text_codes.tobytes().decode("utf-32-le", "surrogatepass") == text
+    assert src.is_tag.tolist() == [
+        any(s <= i < e for s, e in zip(starts, ends, strict=True)) for i in range(len(html))
+    ]
+
+
+def _reference_clean(text: str) -> str:
+    text = html_module.unescape(text) if "&" in text else text
+    lines = (" ".join(line.split()) for line in text.split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=" \n\t\r\x0b\x1c\x85\xa0\u2003\u3000ab&;ltgampnbsp<>é", max_size=60))
+def test_clean_text_is_unescape_and_whitespace_collapse(text):
+    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    assert clean_text(codes) == _reference_clean(text) == clean_string(text)
+
+
+@pytest.mark.parametrize("page", [TTR_TABLE_PAGE, "<body>\n<p>AT&amp;T &lt; 5</p>\n</body>"])
+def test_text_of_spans_is_text_of_their_characters(page):
+    src = Document.parse(one_line_page(60) + page).source
+    lines = source_lines(src, resolve_params("cetr-tm", {"rebreak_chars": 30, "rebreak_over": 30}))
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        chosen = rng.random(lines.size) < 0.5
+        mask = np.zeros(src.size, dtype=bool)
+        for s, e in zip(lines.start[chosen].tolist(), lines.end[chosen].tolist(), strict=True):
+            mask[s:e] = True
+        assert src.text_of_spans(lines.start[chosen], lines.end[chosen]) == src.text_of(mask)
