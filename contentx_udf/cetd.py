@@ -97,20 +97,17 @@ def _node_counts(dom: DomArrays, link_only_elements_as_links: bool) -> NodeCount
     is_element = ~dom.is_text
     text_len = dom.text_len
     is_link = dom.has_tag(LINK_TAGS)
-    in_link = dom.within(is_link) if is_link.any() else np.zeros(dom.size, dtype=bool)
-    # three subtree sums in one pass: characters, link characters, elements
-    chars, link_chars, elements = dom.subtree_sums(np.stack((text_len, text_len * in_link, is_element)))
-    tags = np.where(is_element, elements - 1, 0)
+    in_link = dom.within(is_link) if np.count_nonzero(is_link) else np.zeros(dom.size, dtype=bool)
+    chars = dom.subtree_sum(text_len)
+    link_chars = dom.subtree_sum(text_len * in_link)
+    tags = (dom.subtree_sum(is_element) - 1) * is_element  # elements strictly below; 0 for text
     link_like = is_element & in_link
     if link_only_elements_as_links:
-        child_elements = dom.child_elements
+        has_child_elements = dom.child_elements > 0
         outside = is_element & ~in_link
-        leaf_outside_links = outside & (child_elements == 0)
+        leaf_outside_links = outside & ~has_child_elements
         link_like |= (
-            outside
-            & (child_elements > 0)
-            & (chars == link_chars)
-            & (dom.subtree_sum(leaf_outside_links) == 0)
+            outside & has_child_elements & (chars == link_chars) & (dom.subtree_sum(leaf_outside_links) == 0)
         )
     link_tags = dom.subtree_sum(link_like) - link_like
     return NodeCounts(
@@ -188,49 +185,47 @@ def subtree_argmax(
     reference code's ``FindMaxDensitySum`` keeps the first maximum).
     """
     nodes = np.asarray(nodes, dtype=np.int64)
-    if floor == -np.inf:
-        candidates = np.flatnonzero(np.isfinite(values))
-    else:
-        candidates = np.flatnonzero(values >= floor)
     result = np.full(nodes.size, -1, dtype=np.int64)
-    if nodes.size == 0 or candidates.size == 0:
+    is_candidate = np.isfinite(values) if floor == -np.inf else (values >= floor) & np.isfinite(values)
+    if nodes.size == 0 or not np.count_nonzero(is_candidate):
         return result
-    cand_values = values[candidates]
-    if not np.isfinite(cand_values).all():  # +inf reaches any floor but is no candidate
-        keep = np.isfinite(cand_values)
-        candidates, cand_values = candidates[keep], cand_values[keep]
-        if candidates.size == 0:
-            return result
-    lo = np.searchsorted(candidates, nodes, side="left")
-    length = np.searchsorted(candidates, dom.end[nodes], side="left") - lo
-    has = np.flatnonzero(length > 0)
+    candidates = is_candidate.nonzero()[0]
+    cand_values = values.take(candidates)
+    # candidates before each position: a node's run is [before[i], before[end[i]])
+    before = np.empty(values.size + 1, dtype=np.int64)
+    before[0] = 0
+    np.add.accumulate(is_candidate, dtype=np.int64, out=before[1:])
+    lo = before.take(nodes)
+    length = before.take(dom.end.take(nodes)) - lo
+    has = (length > 0).nonzero()[0]
     if has.size == 0:
         return result
-    lo, length = lo[has], length[has]
+    lo, length = lo.take(has), length.take(has)
     n = candidates.size
     if n == 1:  # every non-empty run is that candidate
         result[has] = candidates[0]
         return result
     level = np.frexp(length.astype(np.float64))[1] - 1  # floor(log2(length))
+    top = int(level.max())
+    if top == 0:  # every run has one candidate
+        result[has] = candidates.take(lo)
+        return result
     table = [np.arange(n, dtype=np.int64)]
-    for k in range(1, int(level.max()) + 1):
+    for k in range(1, top + 1):
         prev = table[-1]
         width = n - (1 << k) + 1
         left = prev[:width]
         right = prev[1 << (k - 1) : (1 << (k - 1)) + width]
-        table.append(np.where(cand_values[right] > cand_values[left], right, left))
-    if len(table) == 1:  # every run has one candidate
-        result[has] = candidates[lo]
-        return result
+        table.append(np.where(cand_values.take(right) > cand_values.take(left), right, left))
     first = np.empty(lo.size, dtype=np.int64)
     second = np.empty(lo.size, dtype=np.int64)
-    for k in np.flatnonzero(np.bincount(level)).tolist():
-        sel = np.flatnonzero(level == k)
-        start = lo[sel]
-        first[sel] = table[k][start]
-        second[sel] = table[k][start + length[sel] - (1 << k)]
-    best = np.where(cand_values[second] > cand_values[first], second, first)
-    result[has] = candidates[best]
+    for k in np.bincount(level).nonzero()[0].tolist():
+        sel = (level == k).nonzero()[0]
+        start = lo.take(sel)
+        first[sel] = table[k].take(start)
+        second[sel] = table[k].take(start + length.take(sel) - (1 << k))
+    best = np.where(cand_values.take(second) > cand_values.take(first), second, first)
+    result[has] = candidates.take(best)
     return result
 
 
@@ -271,10 +266,9 @@ def _element_siblings(dom: DomArrays) -> tuple[np.ndarray, np.ndarray, np.ndarra
     previous / next element sibling (cached on ``dom``)."""
     cached = dom.cache.get("cetd.element_siblings")
     if cached is None:
-        elements = np.flatnonzero(~dom.is_text)
-        elements = elements[elements > 0]
-        order = elements[np.argsort(dom.parent[elements], kind="stable")]
-        parents = dom.parent[order]
+        elements = (~dom.is_text).nonzero()[0][1:]  # below <body>, an element
+        order = elements.take(dom.parent.take(elements).argsort(kind="stable"))
+        parents = dom.parent.take(order)
         same = parents[1:] == parents[:-1]
         cached = (order, np.concatenate(([False], same)), np.concatenate((same, [False])))
         dom.cache["cetd.element_siblings"] = cached
@@ -319,40 +313,42 @@ def extract_by_density_sum(
     5. Text: all text inside the content roots, plus (``keep_path_text``) the own text of the
        elements on the paths from ``<body>`` to the roots (the reference code keeps those nodes).
     """
-    target = int(np.argmax(sums))
+    target = int(sums.argmax())
     upto = target + 1  # the ancestors of target precede it
     on_path = (dom.end[:upto] > target) & is_element[:upto]
     threshold = lambda_ * float(density[:upto][on_path].min())
     if multiple_blocks:
         below = is_element & (density < threshold)
-        visited = is_element & ~dom.within(below) if below.any() else is_element
+        visited = is_element & ~dom.within(below) if np.count_nonzero(below) else is_element
         floor = block_min_sum_ratio * sums[target] if block_min_sum_ratio > 0 else -np.inf
-        extra = subtree_argmax(dom, sums, np.flatnonzero(visited), floor)
+        extra = subtree_argmax(dom, sums, visited.nonzero()[0], floor)
         is_root = np.zeros(dom.size, dtype=bool)
         is_root[target] = True
         is_root[extra[extra >= 0]] = True
-        roots = np.flatnonzero(is_root)
+        roots = is_root.nonzero()[0]
     else:
         roots = np.array([target], dtype=np.int64)
     # the content blocks: roots not nested in another root
     cover = dom.cover_count(roots)
-    roots = roots[cover[roots] == 1]
+    roots = roots[cover.take(roots) == 1]
     in_roots = cover > 0  # inside a content block (nested roots add nothing)
     content = in_roots
-    has_parent = dom.parent >= 0
+    has_parent = dom.has_parent
     parent = dom.parent0
     pruned = 0
     if prune_ratio > 0:
         is_root = np.zeros(dom.size, dtype=bool)
         is_root[roots] = True
-        weak = has_parent & is_root[parent] & dom.is_block & (density < prune_ratio * density[parent])
-        pruned = int(np.count_nonzero(weak))
+        weak = (
+            has_parent & is_root.take(parent) & dom.is_block & (density < prune_ratio * density.take(parent))
+        )
+        pruned = np.count_nonzero(weak)
         if pruned:
             content = content & ~dom.within(weak)
     text_mask = dom.is_text & content
     if keep_path_text:
         path = ancestors_of(dom, roots) & ~in_roots
-        text_mask |= dom.is_text & has_parent & path[parent]
+        text_mask |= dom.is_text & has_parent & path.take(parent)
     return Selection(
         text_mask=text_mask, threshold=threshold, target=target, blocks=int(roots.size), pruned=pruned
     )
@@ -433,8 +429,8 @@ def nearest_block(dom: DomArrays) -> np.ndarray:
     is_block[0] = True
     up = np.where(is_block, np.arange(dom.size), dom.parent0)
     for _ in range(64):  # 2**64 levels: never reached; converges after log2(depth) steps
-        nxt = up[up]
-        if np.array_equal(nxt, up):
+        nxt = up.take(up)
+        if (nxt == up).all():
             break
         up = nxt
     dom.cache["cetd.nearest_block"] = up
@@ -461,8 +457,8 @@ def cectd_s(doc: Document, params: dict[str, Any]):
     content = counts.is_element & (smoothed >= threshold)
     owner = dom.parent0
     if params["inline_follows_block"]:
-        owner = nearest_block(dom)[owner]
-    text_mask = dom.is_text & (dom.parent >= 0) & content[owner]
+        owner = nearest_block(dom).take(owner)
+    text_mask = dom.is_text & dom.has_parent & content.take(owner)
     scores = {
         "threshold": threshold,
         "body_density": float(density[0]),

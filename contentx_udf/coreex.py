@@ -67,8 +67,8 @@ def word_counts(dom: DomArrays) -> np.ndarray:
     starts = ~is_space
     starts[1:] &= is_space[:-1]
     # the text node of a word: how many separators precede its first character
-    node = np.searchsorted(np.flatnonzero(codes == 0), np.flatnonzero(starts))
-    out[dom.text_nodes] = np.bincount(node, minlength=len(dom.text_list))
+    node = (codes == 0).nonzero()[0].searchsorted(starts.nonzero()[0])
+    out.put(dom.text_nodes, np.bincount(node, minlength=len(dom.text_list)))
     return out
 
 
@@ -92,11 +92,11 @@ def coreex_counts(dom: DomArrays, words: np.ndarray, *, ignore_form_tags: bool =
     none = np.zeros(dom.size, dtype=bool)
     is_link = _mask(dom, LINK_TAGS)
     ignored_roots = _mask(dom, IGNORED_TAGS) if ignore_form_tags else none
-    ignored = dom.within(ignored_roots) if ignored_roots.any() else none
-    inside_link = dom.within(is_link) & ~is_link if is_link.any() else none
+    ignored = dom.within(ignored_roots) if np.count_nonzero(ignored_roots) else none
+    inside_link = dom.within(is_link) & ~is_link if np.count_nonzero(is_link) else none
     counted = ~ignored & ~inside_link
-    own_link = (is_link & counted).astype(np.int64)
-    own_text = np.where(counted & dom.is_text, words, 0) + own_link
+    own_link = is_link & counted
+    own_text = words * (counted & dom.is_text) + own_link
     return CoreExCounts(
         text_cnt=dom.subtree_sum(own_text),
         link_cnt=dom.subtree_sum(own_link),
@@ -121,8 +121,8 @@ def coreex_scores(
     with np.errstate(divide="ignore", invalid="ignore"):
         child_ratio = np.where(text_cnt > 0, (text_f - link_cnt) / np.maximum(text_f, 1.0), -np.inf)
     in_set = counted & (child_ratio > subset_threshold)
-    set_text = dom.children_sum(np.where(in_set, text_f, 0.0))
-    set_link = dom.children_sum(np.where(in_set, link_cnt.astype(np.float64), 0.0))
+    set_text = dom.children_sum(text_f * in_set)
+    set_link = dom.children_sum(link_cnt * in_set.astype(np.float64))
     page_text = max(float(text_cnt[0]), 1.0) if dom.size else 1.0
     candidate = counted & ~dom.is_text & ~counts.is_link & (set_text > 0)
     safe = np.maximum(set_text, 1.0)
@@ -132,7 +132,7 @@ def coreex_scores(
 
 def best_node(dom: DomArrays, score: np.ndarray) -> int:
     """The highest score; ties go to the node higher in the tree, then to the earlier one (§2)."""
-    top = np.flatnonzero(score == score.max())
+    top = (score == score.max()).nonzero()[0]
     if top.size == 1:
         return int(top[0])
     return int(top[np.argmin(dom.depth_of(top))])
@@ -156,7 +156,7 @@ def coreex(doc: Document, params: dict[str, Any]):
     if not np.isfinite(score).any():
         return MethodResult(text="", scores={"best_score": 0.0, "page_text": float(counts.text_cnt[0])})
     best = best_node(dom, score)
-    members = np.flatnonzero(in_set & (dom.parent == best))
+    members = (in_set & (dom.parent == best)).nonzero()[0]
     mask = dom.within(members) & ~counts.ignored
     scores = {
         "best_score": float(score[best]),

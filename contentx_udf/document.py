@@ -180,6 +180,9 @@ class DomArrays:
     def size(self) -> int:
         return len(self.tag_id)
 
+    # NumPy's Python-level wrappers (np.cumsum, np.flatnonzero, ...) cost more than the work on
+    # a page of ~1000 nodes: the hot paths call ufunc methods and array methods directly.
+
     @cached_property
     def is_text(self) -> np.ndarray:
         return self.tag_id == TEXT_TAG_ID
@@ -187,7 +190,12 @@ class DomArrays:
     @cached_property
     def text_nodes(self) -> np.ndarray:
         """Indices of the text nodes (the nodes of :attr:`text_list`)."""
-        return np.flatnonzero(self.is_text)
+        return self.is_text.nonzero()[0]
+
+    @cached_property
+    def small_tag_id(self) -> np.ndarray:
+        """``tag_id`` with custom elements (large ids) mapped to 255: an index into tag tables."""
+        return np.minimum(self.tag_id, 255)
 
     @cached_property
     def depth(self) -> np.ndarray:
@@ -205,26 +213,23 @@ class DomArrays:
     def text_len(self) -> np.ndarray:
         """Characters of each text node without leading/trailing whitespace (0 for elements)."""
         out = np.zeros(self.size, dtype=np.int64)
-        out[self.text_nodes] = np.fromiter(
-            map(len, map(str.strip, self.text_list)), dtype=np.int64, count=len(self.text_list)
-        )
+        lengths = np.fromiter(map(len, map(str.strip, self.text_list)), np.int64, len(self.text_list))
+        out.put(self.text_nodes, lengths)
         return out
 
     def has_tag(self, names) -> np.ndarray:
         """Boolean mask of element nodes whose tag is one of ``names``."""
-        return tag_mask(self.tag_id, names)
+        return _tag_table(names if isinstance(names, frozenset | tuple) else tuple(names)).take(
+            self.small_tag_id
+        )
 
     def subtree_sum(self, values: np.ndarray) -> np.ndarray:
-        """Sum of ``values`` over each node's subtree, the node included."""
-        csum = np.zeros(self.size + 1, dtype=np.result_type(values, np.int64))
-        np.cumsum(values, out=csum[1:])
-        return csum[self.end] - csum[:-1]
-
-    def subtree_sums(self, rows: np.ndarray) -> np.ndarray:
-        """:meth:`subtree_sum` of every row of a 2-D array, in one pass."""
-        csum = np.zeros((rows.shape[0], self.size + 1), dtype=np.result_type(rows, np.int64))
-        np.cumsum(rows, axis=1, out=csum[:, 1:])
-        return csum[:, self.end] - csum[:, :-1]
+        """Sum of ``values`` over each node's subtree, the node included (int64 for integer
+        and boolean values, float64 for floats)."""
+        csum = np.empty(self.size + 1, dtype=np.float64 if values.dtype.kind == "f" else np.int64)
+        csum[0] = 0
+        np.add.accumulate(values, dtype=csum.dtype, out=csum[1:])
+        return csum.take(self.end) - csum[:-1]
 
     @cached_property
     def parent0(self) -> np.ndarray:
@@ -232,24 +237,25 @@ class DomArrays:
         return np.maximum(self.parent, 0)
 
     @cached_property
+    def has_parent(self) -> np.ndarray:
+        return self.parent >= 0
+
+    @cached_property
     def is_block(self) -> np.ndarray:
         """Mask of the block-level elements (:data:`BLOCK_TAGS`)."""
-        return tag_mask(self.tag_id, BLOCK_TAGS)
+        return self.has_tag(BLOCK_TAGS)
 
     @cached_property
     def child_count(self) -> np.ndarray:
         """Number of children (elements and text nodes) of every node."""
-        return (
-            np.bincount(self.parent[1:], minlength=self.size)
-            if self.size > 1
-            else np.zeros(self.size, np.int64)
-        )
+        parent = self.parent[1:]
+        return np.bincount(parent[parent >= 0], minlength=self.size)
 
     @cached_property
     def child_elements(self) -> np.ndarray:
         """Number of element children of every node."""
-        inner = np.flatnonzero(~self.is_text & (self.parent >= 0))
-        return np.bincount(self.parent[inner], minlength=self.size)
+        inner = (~self.is_text & self.has_parent).nonzero()[0]
+        return np.bincount(self.parent.take(inner), minlength=self.size)
 
     def children_sum(self, values: np.ndarray) -> np.ndarray:
         """Sum of ``values`` over each node's direct children."""
@@ -263,18 +269,18 @@ class DomArrays:
 
     def cover_count(self, roots: np.ndarray) -> np.ndarray:
         """For every node, how many of the subtrees of ``roots`` contain it."""
-        roots = np.flatnonzero(roots) if roots.dtype == bool else np.asarray(roots, dtype=np.int64)
+        roots = roots.nonzero()[0] if roots.dtype == bool else np.asarray(roots, dtype=np.int64)
         n = self.size + 1
-        delta = np.bincount(roots, minlength=n) - np.bincount(self.end[roots], minlength=n)
-        return np.cumsum(delta[:-1])
+        delta = np.bincount(roots, minlength=n) - np.bincount(self.end.take(roots), minlength=n)
+        return np.add.accumulate(delta[:-1])
 
     @cached_property
     def block_seq(self) -> np.ndarray:
         """Block counter: two text nodes are in the same block iff their values are equal."""
-        starts = np.flatnonzero(self.is_block)
+        starts = self.is_block.nonzero()[0]
         n = self.size + 1
-        delta = np.bincount(starts, minlength=n) + np.bincount(self.end[starts], minlength=n)
-        return np.cumsum(delta[:-1])
+        delta = np.bincount(starts, minlength=n) + np.bincount(self.end.take(starts), minlength=n)
+        return np.add.accumulate(delta[:-1])
 
     @cached_property
     def text_array(self) -> np.ndarray:
@@ -286,17 +292,17 @@ class DomArrays:
     @cached_property
     def text_block_seq(self) -> np.ndarray:
         """:attr:`block_seq` of the text nodes."""
-        return self.block_seq[self.is_text]
+        return self.block_seq.take(self.text_nodes)
 
     def text_of(self, mask: np.ndarray) -> str:
         """Text of the text nodes selected by ``mask`` (nodes; non-text entries are ignored)."""
-        ordinal = np.flatnonzero(mask[self.is_text])
+        ordinal = mask.take(self.text_nodes).nonzero()[0]
         if ordinal.size == 0:
             return ""
-        seq = self.text_block_seq[ordinal]
-        texts = self.text_array[ordinal]
+        seq = self.text_block_seq.take(ordinal)
+        texts = self.text_array.take(ordinal)
         # a "\x00" (in no text) closes each block but the last, then one join and split
-        ends = np.flatnonzero(seq[1:] != seq[:-1])
+        ends = (seq[1:] != seq[:-1]).nonzero()[0]
         if ends.size:
             texts[ends] += _BLOCK_END  # (an object array: a numpy str would drop the NUL)
         blocks = "".join(texts.tolist()).split("\x00")
@@ -323,18 +329,18 @@ class DomArrays:
 
 @lru_cache(maxsize=32)
 def _tag_table(names: frozenset[str] | tuple[str, ...]) -> np.ndarray:
+    """256 flags over the (small) tag ids; entry 255, where every custom element maps, is False."""
     ids = tag_ids(names)
-    ids = ids[(ids >= 0) & (ids < 4096)]
-    table = np.zeros(int(ids.max()) + 2 if ids.size else 1, dtype=bool)
-    table[ids] = True
-    return table  # the last entry stays False: every larger id (custom elements) maps to it
+    table = np.zeros(256, dtype=bool)
+    table[ids[(ids >= 0) & (ids < 255)]] = True
+    return table
 
 
 def tag_mask(tag_id: np.ndarray, names) -> np.ndarray:
     """Mask of the nodes whose tag is one of ``names`` (a lookup table over the small ids of
     the standard tags; custom elements, whose ids are large, are never in it)."""
     table = _tag_table(names if isinstance(names, frozenset | tuple) else tuple(names))
-    return table[np.minimum(tag_id, table.size - 1)]
+    return table.take(np.minimum(tag_id, 255))
 
 
 def flatten_dom(root, max_nodes: int) -> DomArrays:
@@ -358,15 +364,16 @@ def flatten_dom(root, max_nodes: int) -> DomArrays:
         return _flatten_slow(root, max_nodes)
     tag_id = np.array(tags, dtype=np.int64)
     keep = tag_id != COMMENT_TAG_ID
-    kept = int(np.count_nonzero(keep))
+    kept = np.count_nonzero(keep)
     if len(tags) > max_nodes and kept <= max_nodes:
         return _flatten_slow(root, max_nodes)  # comments hid where max_nodes cuts
     if kept == 0:
         return _empty_dom()
     parent = _first_occurrence(np.array(parent_ids, dtype=np.int64)) - 1
-    if kept < tag_id.size:  # drop the comments (leaves: never a parent)
-        new_index = np.cumsum(keep) - 1
-        parent = np.where(parent >= 0, new_index[np.maximum(parent, 0)], -1)[keep]
+    if kept < tag_id.size:  # drop the comments (leaves: never a parent; the root is no comment)
+        new_index = np.add.accumulate(keep, dtype=np.int64) - 1
+        parent = new_index.take(parent[keep])
+        parent[0] = -1
         tag_id = tag_id[keep]
     truncated = kept > max_nodes
     if truncated:
@@ -428,14 +435,14 @@ def _flatten_slow(root, max_nodes: int) -> DomArrays:
 
 def _first_occurrence(values: np.ndarray) -> np.ndarray:
     """For every entry, the index of the first entry with the same value."""
-    order = np.argsort(values, kind="stable")
-    ordered = values[order]
+    order = values.argsort(kind="stable")
+    ordered = values.take(order)
     new_group = np.empty(values.size, dtype=bool)
     new_group[:1] = True
     np.not_equal(ordered[1:], ordered[:-1], out=new_group[1:])
     group_first = order[new_group]  # stable sort: the first index of each value
     out = np.empty(values.size, dtype=np.int64)
-    out[order] = group_first[np.cumsum(new_group) - 1]
+    out[order] = group_first.take(np.add.accumulate(new_group, dtype=np.int64) - 1)
     return out
 
 
@@ -454,11 +461,11 @@ def _subtree_ends(parent: np.ndarray) -> np.ndarray:
     following last-child pointers (pointer jumping, ``log2(depth)`` rounds)."""
     n = parent.size
     last = np.arange(n, dtype=np.int64)
-    inner = np.flatnonzero(parent >= 0)
-    np.maximum.at(last, parent[inner], inner)  # last child, or the node itself for a leaf
+    inner = (parent >= 0).nonzero()[0]
+    np.maximum.at(last, parent.take(inner), inner)  # last child, or the node itself for a leaf
     while True:
-        nxt = last[last]
-        if np.array_equal(nxt, last):
+        nxt = last.take(last)
+        if (nxt == last).all():
             return last + 1
         last = nxt
 
@@ -564,8 +571,15 @@ _SPACE_CODES = np.array([ord(c) for c in " \n\t\r\f\v\xa0"], dtype=np.uint32)
 
 
 def non_space_chars(text: str) -> int:
-    """Characters of ``text`` that are not whitespace (C-level counting, no per-char Python)."""
-    return len(text) - sum(text.count(c) for c in " \n\t\r\f\v\xa0")
+    """Characters of ``text`` that are not whitespace (" \\n\\t\\r\\f\\v" and no-break space),
+    counted at C level: the ASCII ones deleted from the UTF-8 bytes, no-break spaces counted."""
+    if text.isascii():
+        return len(text.encode("ascii").translate(None, _ASCII_SPACES))
+    data = text.encode("utf-8", "surrogatepass")
+    return len(text) - (len(data) - len(data.translate(None, _ASCII_SPACES))) - text.count("\xa0")
+
+
+_ASCII_SPACES = b" \n\t\r\f\v"
 
 
 def _empty_dom() -> DomArrays:
