@@ -71,6 +71,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .document import Document, SourceArrays
+from .source import clean_text
 
 if TYPE_CHECKING:
     from .core import MethodResult
@@ -371,16 +372,14 @@ class PageText:
     """The *text* of a page's source: its characters outside the tags, in order.
 
     ``tag_pos[i]`` is the number of text characters before tag ``i`` (a tag sits between
-    text characters ``tag_pos[i] - 1`` and ``tag_pos[i]``); ``tag_chars[i]`` the number of
-    tag characters before tag ``i`` (one entry more: every tag character);
-    ``letters_before[p]`` the number of letters (non-whitespace characters) before text
-    position ``p`` (one entry more than characters).
+    text characters ``tag_pos[i] - 1`` and ``tag_pos[i]``); ``letters_before[p]`` the
+    number of letters (non-whitespace characters) before text position ``p`` (one entry
+    more than characters).
     """
 
     is_letter: np.ndarray
     letters_before: np.ndarray
     tag_pos: np.ndarray
-    tag_chars: np.ndarray
 
     @classmethod
     def of(cls, src: SourceArrays) -> PageText:
@@ -388,9 +387,7 @@ class PageText:
         is_letter = ~_IS_SPACE[np.minimum(codes, _SPACE_LIMIT)]
         letters_before = np.zeros(codes.size + 1, dtype=np.int64)
         np.cumsum(is_letter, out=letters_before[1:])
-        tag_chars = np.zeros(src.tag_start.size + 1, dtype=np.int64)
-        np.cumsum(src.tag_end - src.tag_start, out=tag_chars[1:])
-        return cls(is_letter, letters_before, src.tag_start - tag_chars[:-1], tag_chars)
+        return cls(is_letter, letters_before, src.text_offset[1:])
 
     @property
     def size(self) -> int:
@@ -586,11 +583,16 @@ def _span_mask(size: int, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
 
 def _text_of_words(src: SourceArrays, text: PageText, words: TextWords, selected: np.ndarray) -> str:
     """The text with the letters of the words not selected left out (whitespace stays, so that
-    words stay apart)."""
+    words stay apart): :meth:`SourceArrays.text_of`, computed on the text with its line breaks
+    (:attr:`SourceArrays.block_codes`) rather than on the whole source."""
     dropped = ~selected
-    starts = words.first[dropped] + text.tag_chars[words.tags_first[dropped]]
-    ends = words.last[dropped] + text.tag_chars[words.tags_last[dropped]] + 1
-    return src.text_of(~_span_mask(src.size, starts, ends))
+    if not dropped.any():
+        return src.full_text
+    first = words.first[dropped]
+    # a word lies between two block tags: its line breaks before it are those before its first letter
+    shift = np.searchsorted(text.tag_pos[src.tag_is_block], first, side="right")
+    codes = src.block_codes
+    return clean_text(codes[~_span_mask(codes.size, first + shift, words.last[dropped] + shift + 1)])
 
 
 # --- the methods -------------------------------------------------------------------------
