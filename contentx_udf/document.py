@@ -511,7 +511,8 @@ class Document:
         if decoded.replaced:
             notes["decode_replaced"] = 1.0
         data = _utf8_input(html, decoded)
-        if "\x00" in text:
+        # (a NUL is searched in the UTF-8 bytes when there are some: memchr, not a str scan)
+        if (b"\x00" in data) if data is not None else ("\x00" in text):
             text = text.replace("\x00", "\ufffd")
             data = None
         if len(text) > limits.max_chars:

@@ -201,3 +201,77 @@ def mutated_page(draw):
 def test_mutated_real_pages_never_raise(data):
     for r in extract_all(data, METHODS).values():
         assert r.status == "ok", (r.method, r.error)
+
+
+# --- the fast paths of Document agree with the plain ones ---------------------------------
+
+_SOUP_NAMES = ["div", "p", "br", "img", "li", "span", "td", "colgroup", "DIV", "Td", "x-y", "a1", "b:c"]
+
+
+@st.composite
+def tag_soup(draw):
+    pieces = []
+    for _ in range(draw(st.integers(0, 300))):
+        name = draw(st.sampled_from(_SOUP_NAMES))
+        pieces.append(
+            draw(
+                st.sampled_from(
+                    [
+                        f"<{name}>",
+                        f"</{name}>",
+                        f'<{name} t="a>b">',
+                        f"<{name}/>",
+                        "<",
+                        ">",
+                        "<!-- -->",
+                        "ü",
+                        "</",
+                    ]
+                )
+            )
+        )
+    return "".join(pieces)
+
+
+@FAST
+@given(tag_soup(), st.sampled_from([0, 1, 3, 10, 40]))
+def test_nesting_check_on_bytes_agrees_with_the_regex_bound(html, max_depth):
+    from contentx_udf.document import nesting_within
+
+    assert nesting_within(html.encode(), max_depth) == (bound_nesting(html, max_depth)[1] == 0)
+
+
+@FAST
+@given(mutated_page())
+def test_fast_dom_flatten_equals_the_node_by_node_one(data):
+    import numpy as np
+
+    from contentx_udf.document import _flatten_slow, flatten_dom
+
+    tree = Document.parse(data).tree
+    root = tree.body if tree.body is not None else tree.root
+    if root is None:
+        return
+    for max_nodes in (200_000, 40):
+        fast, slow = flatten_dom(root, max_nodes), _flatten_slow(root, max_nodes)
+        for name in ("tag_id", "parent", "end"):
+            assert np.array_equal(getattr(fast, name), getattr(slow, name)), name
+        assert fast.text_list == slow.text_list and fast.truncated == slow.truncated
+
+
+@given(st.text(alphabet=" \n\t\r\f\v\xa0\u2003\x1cab\u00e9\U0001f600", max_size=60))
+def test_non_space_chars_counts_like_str_count(text):
+    from contentx_udf.document import non_space_chars
+
+    assert non_space_chars(text) == len(text) - sum(text.count(c) for c in " \n\t\r\f\v\xa0")
+
+
+def test_hidden_html_element_does_not_fail_the_parse():
+    html = (
+        '<html style="visibility:hidden"><body><p>'
+        + "Visible words of the article. " * 20
+        + "</p></body></html>"
+    )
+    results = run_all(html)
+    assert_all_ok(results)
+    assert "Visible words" in results["cectd-ds"].text
