@@ -55,6 +55,30 @@ _CETR_COMMON: dict[str, Any] = {
 # dimensions are scaled to [0, 1] before clustering as Weka's default distance does.
 _CETR_2D: dict[str, Any] = {**_CETR_COMMON, "alpha": 3, "k": 3, "normalize_dimensions": True}
 
+#: Character-based CCB and ACCB share their parameters (see the CCB comment below).
+_CCB_CHARS: dict[str, Any] = {
+    "range": 40,
+    "threshold": 0.75,
+    "sigma_per_range": 1 / 3,
+    "max_iter": 100,
+    "stop_change_rate": 0.0,
+    "whitespace_in_vector": False,
+    "attributes_in_vector": False,
+    "chars_per_cell": 4,
+    "max_blur_work": 400_000_000,
+}
+
+#: CETD-DS and CECTD-DS share their parameters (see the CETD comment below).
+_CETD_DENSITY_SUM: dict[str, Any] = {
+    "lambda_": 1.0,
+    "link_only_elements_as_links": True,
+    "loose_text_in_sum": True,
+    "keep_path_text": True,
+    "multiple_blocks": True,
+    "block_min_sum_ratio": 0.5,
+    "prune_ratio": 0.3,
+}
+
 #: Per-method parameters (paper defaults unless a comment says otherwise).
 DEFAULTS: dict[str, dict[str, Any]] = {
     # threshold partitioning: content iff smoothed TTR >= lambda_ * std (histogram paper, 1 sigma)
@@ -70,28 +94,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     # vector (True, True); TCCB threshold 0.65 (0.75); for speed, the character vector is
     # blurred on cells of chars_per_cell characters (1).  max_blur_work bounds the
     # multiply-adds of all blurs of a page (fewer iterations on huge pages).
-    "ccb": {
-        "range": 40,
-        "threshold": 0.75,
-        "sigma_per_range": 1 / 3,
-        "max_iter": 100,
-        "stop_change_rate": 0.0,
-        "whitespace_in_vector": False,
-        "attributes_in_vector": False,
-        "chars_per_cell": 4,
-        "max_blur_work": 400_000_000,
-    },
-    "accb": {
-        "range": 40,
-        "threshold": 0.75,
-        "sigma_per_range": 1 / 3,
-        "max_iter": 100,
-        "stop_change_rate": 0.0,
-        "whitespace_in_vector": False,
-        "attributes_in_vector": False,
-        "chars_per_cell": 4,
-        "max_blur_work": 400_000_000,
-    },
+    "ccb": dict(_CCB_CHARS),
+    "accb": dict(_CCB_CHARS),  # same parameters; anchors are left out of the vector
     "tccb": {
         "range": 25,
         "threshold": 0.65,
@@ -109,15 +113,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     # Improvements (paper value 0.0 = off): block_min_sum_ratio (an extra content block needs this
     # share of the maximum DensitySum) and prune_ratio (drop block children of a content root
     # whose density is below this share of the root's); see contentx_udf/cetd.py.
-    "cetd-ds": {
-        "lambda_": 1.0,
-        "link_only_elements_as_links": True,
-        "loose_text_in_sum": True,
-        "keep_path_text": True,
-        "multiple_blocks": True,
-        "block_min_sum_ratio": 0.5,
-        "prune_ratio": 0.3,
-    },
+    "cetd-ds": dict(_CETD_DENSITY_SUM),
     # CECTD-S §4.3 "weighted averaging with sibling nodes": weight of each neighbour (the paper
     # gives none); inline_follows_block (improvement; paper reading false).
     "cectd-s": {
@@ -126,15 +122,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "sibling_weight": 0.5,
         "inline_follows_block": True,
     },
-    "cectd-ds": {
-        "lambda_": 1.0,
-        "link_only_elements_as_links": True,
-        "loose_text_in_sum": True,
-        "keep_path_text": True,
-        "multiple_blocks": True,
-        "block_min_sum_ratio": 0.5,
-        "prune_ratio": 0.3,
-    },
+    "cectd-ds": dict(_CETD_DENSITY_SUM),
 }
 
 
