@@ -561,14 +561,9 @@ class Document:
         Read from whichever view a method already built, so that no view is built just for it.
         """
         if "dom" not in self.__dict__ and "source" in self.__dict__:
-            src = self.source
-            text = ~src.is_tag & ~np.isin(src.codes, _SPACE_CODES)
-            return int(np.count_nonzero(text))
+            return self.source.non_space_chars
         dom = self.dom
         return non_space_chars(dom.joined_text) - max(len(dom.text_list) - 1, 0)  # less the "\x00"
-
-
-_SPACE_CODES = np.array([ord(c) for c in " \n\t\r\f\v\xa0"], dtype=np.uint32)
 
 
 def non_space_chars(text: str) -> int:
