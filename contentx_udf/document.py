@@ -295,8 +295,19 @@ class DomArrays:
         return self.block_seq.take(self.text_nodes)
 
     def text_of(self, mask: np.ndarray) -> str:
-        """Text of the text nodes selected by ``mask`` (nodes; non-text entries are ignored)."""
-        ordinal = mask.take(self.text_nodes).nonzero()[0]
+        """Text of the text nodes selected by ``mask`` (nodes; non-text entries are ignored).
+
+        Remembered per selection: methods that select the same nodes (CETD-DS and CECTD-DS
+        often do) share the text in ``extract_all``.
+        """
+        picked = mask.take(self.text_nodes)
+        key = ("text_of", np.packbits(picked).tobytes())
+        text = self.cache.get(key)
+        if text is None:
+            text = self.cache[key] = self._text_of(picked.nonzero()[0])
+        return text
+
+    def _text_of(self, ordinal: np.ndarray) -> str:
         if ordinal.size == 0:
             return ""
         seq = self.text_block_seq.take(ordinal)
