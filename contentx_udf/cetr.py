@@ -125,33 +125,34 @@ def _rebreak(
     if long_lines.size == 0:
         return none, none, none
     l_start, l_end = starts[long_lines], ends[long_lines]
-    # marks at l_start + every * m, m = 1 .. (length - 1) // every
+    # marks at l_start + every * m, m = 1 .. (length - 1) // every: mark i of the page, the
+    # first_of-th of its line, lies at every * i + l_start - every * (first_of - 1)
     n_marks = (l_end - l_start - 1) // every
-    owner = np.repeat(np.arange(long_lines.size), n_marks)
     first_of = np.cumsum(n_marks) - n_marks
-    marks = l_start[owner] + every * (np.arange(owner.size) - first_of[owner] + 1)
+    marks = np.repeat(l_start - every * (first_of - 1), n_marks)
+    marks += every * np.arange(marks.size)
+    line_end = np.repeat(l_end, n_marks)
     # the first whitespace character of the text at or after each mark: the text characters
     # at or after a mark are those from its text position on
-    text = source.text_codes
-    space = np.flatnonzero(text <= _SPACE)
+    space = np.flatnonzero(source.text_codes <= _SPACE)
     pick = np.searchsorted(space, source.text_position(marks))
-    pick_ok = pick < space.size
-    text_at = space[np.minimum(pick, space.size - 1)] if space.size else pick
+    found = pick < space.size
+    text_at = space.take(pick, mode="clip") if space.size else pick
     tags_at = np.searchsorted(source.text_offset, text_at, side="right") - 1
-    chosen = np.where(pick_ok, text_at + source.tag_chars_before[tags_at], source.size)
+    chosen = np.where(found, text_at + source.tag_chars_before[tags_at], line_end)
     # or a tag that starts where the previous one ends (no text between them), if earlier
     between = np.flatnonzero(source.text_lengths[1:-1] == 0) + 1
-    pick = np.searchsorted(source.tag_start[between], marks)
-    ok = pick < between.size
-    tag = between[np.minimum(pick, between.size - 1)] if between.size else pick
-    use_tag = ok & (source.tag_start[tag] < chosen) if between.size else ok
-    if use_tag.any():
-        chosen = np.where(use_tag, source.tag_start[tag], chosen)
-        text_at = np.where(use_tag, source.text_offset[tag], text_at)
-        tags_at = np.where(use_tag, tag, tags_at)
-    keep = chosen < l_end[owner]  # the candidate must lie on the same line
-    if keep.size > 1:  # marks of one line may pick the same candidate
-        keep[1:] &= chosen[1:] != chosen[:-1]
+    if between.size:
+        tag = between.take(np.searchsorted(source.tag_start[between], marks), mode="clip")
+        at = source.tag_start[tag]
+        use_tag = (at >= marks) & (at < chosen)
+        if use_tag.any():
+            chosen = np.where(use_tag, at, chosen)
+            text_at = np.where(use_tag, source.text_offset[tag], text_at)
+            tags_at = np.where(use_tag, tag, tags_at)
+    valid = chosen < line_end  # the candidate must lie on the same line
+    keep = valid.copy()  # marks of one line may pick the same candidate: keep the first
+    keep[1:] &= ~(valid[:-1] & (chosen[1:] == chosen[:-1]))
     return chosen[keep], text_at[keep], tags_at[keep]
 
 
@@ -184,16 +185,20 @@ def source_lines(source: SourceArrays, params: dict[str, Any]) -> Lines:
     and drop blank lines (overview, "Tag Ratios"; FAQ on one-line pages).
 
     Computed once per source and parameters (kept in ``source.memo``)."""
-    key = (
+    key = _lines_key(params)
+    lines = source.memo.get(key)
+    if lines is None:
+        lines = source.memo[key] = _source_lines(source, *key[1:])
+    return lines
+
+
+def _lines_key(params: dict[str, Any]) -> tuple:
+    return (
         "cetr-lines",
         int(params["rebreak_chars"]),
         int(params["rebreak_over"]),
         bool(params["count_entities_once"]),
     )
-    lines = source.memo.get(key)
-    if lines is None:
-        lines = source.memo[key] = _source_lines(source, *key[1:])
-    return lines
 
 
 def _source_lines(source: SourceArrays, every: int, over: int, entities_once: bool) -> Lines:
@@ -296,15 +301,30 @@ def smooth_gaussian(values: np.ndarray, sigma: float) -> np.ndarray:
     values = np.asarray(values, dtype=np.float64)
     if values.size <= 1 or sigma <= 0:
         return values.copy()
-    n = values.size
-    k = gaussian_kernel(sigma, max_radius=n - 1)
-    weight = np.ones(n)
-    if n < k.size:  # 'same' needs the signal at least as long as the kernel: pad with zeros
-        values = np.concatenate((values, np.zeros(k.size - n)))
-        weight = np.concatenate((weight, np.zeros(k.size - n)))
-    num = _convolve_same(values, k)[:n]
-    den = _convolve_same(weight, k)[:n]
-    return num / den
+    return _Smoother(values.size, sigma)(values)
+
+
+class _Smoother:
+    """:func:`smooth_gaussian` for ``n`` values: the kernel and the renormalisation computed once
+    for every series of that length."""
+
+    def __init__(self, n: int, sigma: float):
+        self.n = n
+        self.identity = n <= 1 or sigma <= 0
+        if self.identity:
+            return
+        self.kernel = gaussian_kernel(sigma, max_radius=n - 1)
+        self.pad = max(self.kernel.size - n, 0)  # 'same' needs the signal at least as long as the kernel
+        weight = np.ones(n + self.pad)
+        weight[n:] = 0.0
+        self.den = _convolve_same(weight, self.kernel)[:n]
+
+    def __call__(self, values: np.ndarray) -> np.ndarray:
+        if self.identity:
+            return np.array(values, dtype=np.float64)
+        if self.pad:
+            values = np.concatenate((values, np.zeros(self.pad)))
+        return _convolve_same(values, self.kernel)[: self.n] / self.den
 
 
 def moving_average_derivative(smoothed: np.ndarray, alpha: int) -> np.ndarray:
@@ -335,9 +355,42 @@ def sigma_for(ttr: np.ndarray, params: dict[str, Any]) -> float:
 def two_dimensional_model(ttr: np.ndarray, sigma: float, alpha: int) -> np.ndarray:
     """Points ``(h'_i, g'_i)``: smoothed TTR and the absolute Gaussian-smoothed moving-average
     derivative (histogram paper, "Histogram clustering in 2-dimensions", Eq. 4)."""
-    smoothed = smooth_gaussian(ttr, sigma)
-    derivative = np.abs(smooth_gaussian(moving_average_derivative(smoothed, alpha), sigma))
+    ttr = np.asarray(ttr, dtype=np.float64)
+    smoother = _Smoother(ttr.size, sigma)
+    return _points(smoother, smoother(ttr), alpha)
+
+
+def _points(smoother: _Smoother, smoothed: np.ndarray, alpha: int) -> np.ndarray:
+    derivative = np.abs(smoother(moving_average_derivative(smoothed, alpha)))
     return np.column_stack((smoothed, derivative))
+
+
+class LineModel:
+    """What the CETR methods of a page share for one reading of the lines (kept in the source's
+    memo): the lines, their TTR, the smoothing sigma, the smoothed TTR and the 2-D points."""
+
+    def __init__(self, lines: Lines, params: dict[str, Any]):
+        self.lines = lines
+        self.ttr = text_to_tag_ratio(lines.text_chars, lines.tags)
+        self.sigma = sigma_for(self.ttr, params)
+        self.smoother = _Smoother(lines.size, self.sigma)
+        self.smoothed = self.smoother(self.ttr)
+        self._points: dict[int, np.ndarray] = {}
+
+    def points(self, alpha: int) -> np.ndarray:
+        """:func:`two_dimensional_model` of the lines."""
+        if alpha not in self._points:
+            self._points[alpha] = _points(self.smoother, self.smoothed, alpha)
+        return self._points[alpha]
+
+
+def line_model(source: SourceArrays, params: dict[str, Any]) -> LineModel:
+    """The :class:`LineModel` of ``source`` under ``params``, computed once per page."""
+    key = ("cetr-model", _lines_key(params), float(params["sigma"]), bool(params["sigma_from_histogram"]))
+    model = source.memo.get(key)
+    if model is None:
+        model = source.memo[key] = LineModel(source_lines(source, params), params)
+    return model
 
 
 # --- clustering ------------------------------------------------------------------------------
@@ -410,11 +463,16 @@ def kmeans(points: np.ndarray, k: int, max_iter: int, *, origin_fixed: bool = Fa
         centroids = fit[farthest_first_centres(fit, k)].copy()
     k = centroids.shape[0]
     movable = [not origin_fixed] + [True] * (k - 1)
+    cx, cy = centroids[:, 0].tolist(), centroids[:, 1].tolist()
     labels = None
     x, y = fit[:, 0].copy(), fit[:, 1].copy()
     iterations = 0
     for iterations in range(1, max(max_iter, 1) + 1):  # noqa: B007
-        new = nearest_centroid(fit, centroids)
+        # nearest_centroid with the centroids as Python floats (the same arithmetic)
+        toward = np.array([[-2.0 * a for a in cx], [-2.0 * b for b in cy]])
+        distance = fit @ toward
+        distance += np.array([a * a + b * b for a, b in zip(cx, cy, strict=True)])
+        new = distance.argmin(axis=1)
         if labels is not None and np.array_equal(new, labels):
             break
         labels = new
@@ -423,7 +481,8 @@ def kmeans(points: np.ndarray, k: int, max_iter: int, *, origin_fixed: bool = Fa
         sum_y = np.bincount(labels, weights=y, minlength=k).tolist()
         for c in range(k):
             if movable[c] and counts[c]:
-                centroids[c] = (sum_x[c] / counts[c], sum_y[c] / counts[c])
+                cx[c], cy[c] = sum_x[c] / counts[c], sum_y[c] / counts[c]
+    centroids = np.array([cx, cy]).T.copy()
     if fit is not points or iterations == max_iter:
         labels = nearest_centroid(points, centroids)
     noncontent = 0 if origin_fixed else int(np.argmin((centroids * centroids).sum(axis=1)))
@@ -489,12 +548,10 @@ def cetr_tm(doc: Document, params: dict[str, Any]) -> MethodResult:
     """CETR-TM: threshold partitioning of the smoothed TTR histogram (histogram paper,
     "Threshold partitioning": content iff h'_i >= lambda * sigma', sigma' = std of h')."""
     source = doc.source
-    lines = source_lines(source, params)
+    model = line_model(source, params)
+    lines, ttr, sigma, smoothed = model.lines, model.ttr, model.sigma, model.smoothed
     if lines.size == 0:
         return _empty()
-    ttr = text_to_tag_ratio(lines.text_chars, lines.tags)
-    sigma = sigma_for(ttr, params)
-    smoothed = smooth_gaussian(ttr, sigma)
     threshold = float(params["lambda_"]) * float(smoothed.std())
     content = smoothed >= threshold
     scores = _base_scores(lines, sigma)
@@ -509,12 +566,11 @@ def cetr_tm(doc: Document, params: dict[str, Any]) -> MethodResult:
 
 def _cluster_method(doc: Document, params: dict[str, Any], mode: str) -> MethodResult:
     source = doc.source
-    lines = source_lines(source, params)
+    model = line_model(source, params)
+    lines, sigma = model.lines, model.sigma
     if lines.size == 0:
         return _empty()
-    ttr = text_to_tag_ratio(lines.text_chars, lines.tags)
-    sigma = sigma_for(ttr, params)
-    points = two_dimensional_model(ttr, sigma, int(params["alpha"]))
+    points = model.points(int(params["alpha"]))
     scale = np.ones(2)
     if params["normalize_dimensions"]:
         top = points.max(axis=0)

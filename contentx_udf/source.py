@@ -49,6 +49,28 @@ def name_key(name: str) -> int:
     return int(sum((ord(c) - 47) * int(p) for c, p in zip(name, _KEY_POWERS, strict=False)))
 
 
+_SHORT_NAME = 6  # most tag names are no longer
+
+
+def _name_keys(codes: np.ndarray, name_start: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Length and key of the names starting at ``name_start`` when they are ASCII letters and
+    digits ending at whitespace, "/" or ">" within ``width`` characters; else length -1."""
+    rows = _KEY_ROWS[:width]
+    window = codes.take(rows + name_start, mode="clip")  # one row per position: long rows
+    folded = window | 32  # letters to lower case; digits stay
+    plain = (folded - 97) <= 25  # a letter (unsigned: below "a" wraps to the top) ...
+    plain |= (window - 48) <= 9  # ... or a digit
+    length = np.argmin(plain, axis=0)  # the first character that is neither (0: none is)
+    stop = window[length, np.arange(name_start.size)]
+    # the name ends at whitespace, "/" or ">" (the serialiser writes " " or ">" there)
+    plainly = (stop == _SPACE) | (stop == _GT) | (stop == _SLASH)
+    folded -= 47
+    folded[rows >= length] = 0
+    key = _KEY_POWERS[:width] @ folded
+    length[~plainly] = -1
+    return length, key
+
+
 _BLOCK_KEYS = np.array(sorted(name_key(n) for n in BLOCK_TAGS if name_key(n) != _NO_KEY), dtype=np.int64)
 _BLOCK_BY_NAME = frozenset(n for n in BLOCK_TAGS if name_key(n) == _NO_KEY)  # (none today)
 
@@ -66,6 +88,19 @@ _ESCAPE_TAIL = np.arange(1, 6)
 
 def _utf32(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+def code_points(text: str) -> np.ndarray:
+    """The code points of ``text``: ``uint16`` when they all fit (no character beyond the Basic
+    Multilingual Plane: half the memory to scan), else ``uint32``."""
+    units = text.encode("utf-16-le", "surrogatepass")
+    if len(units) == 2 * len(text):
+        return np.frombuffer(units, dtype=np.uint16)
+    return _utf32(text)
+
+
+def _as_text(codes: np.ndarray) -> str:
+    return codes.astype(np.uint32, copy=False).tobytes().decode("utf-32-le", "replace")
 
 
 @dataclass
@@ -92,18 +127,17 @@ class SourceArrays:
     def from_html(cls, body_html: str) -> SourceArrays:
         # comments are dropped from the source; then "<" only opens tags (Lexbor escapes it in text)
         html = _COMMENT_RE.sub("", body_html) if "<!--" in body_html else body_html
-        codes = _utf32(html)
+        codes = code_points(html)
         z = np.zeros(0, dtype=np.int64)
         marks = np.flatnonzero((codes | 2) == _GT)  # "<" (60) and ">" (62)
         is_gt = codes[marks] == _GT
         lt, gt = marks[~is_gt], marks[is_gt]
         if lt.size == 0 or gt.size == 0:
             return cls(html=html, codes=codes, tag_start=z, tag_end=z, tag_closing=np.zeros(0, dtype=bool))
-        after = codes.take(lt[:, None] + np.arange(1, 3), mode="clip")  # the two characters after "<"
-        closing = after[:, 0] == _SLASH
-        first = np.where(closing, after[:, 1], after[:, 0])
+        # "<" or "</" then a letter (clipped at the end: "<" or "/" again, no letter)
+        closing = codes.take(lt + 1, mode="clip") == _SLASH
+        first = codes.take(lt + 1 + closing, mode="clip")
         opens = ((first | 32) - 97) <= 25  # a letter (unsigned: below "a" wraps to the top)
-        opens &= lt + 1 + closing < codes.size  # (clipping repeats the last character)
         lt, closing = lt[opens], closing[opens]
         # a tag runs to the next ">"; a "<" before that ">" lies inside the tag
         end = np.searchsorted(gt, lt)
@@ -128,22 +162,14 @@ class SourceArrays:
     def _names(self) -> tuple[np.ndarray, np.ndarray]:
         """(end of each tag's name, numeric key of the lower-case name or -1)."""
         name_start = self.tag_start + 1 + self.tag_closing
-        # the first characters of every name, one row per position (rows: long and quick)
-        window = self.codes.take(_KEY_ROWS + name_start, mode="clip")
-        folded = window | 32  # letters to lower case; digits stay
-        plain = (folded - 97) <= 25  # a letter (unsigned: below "a" wraps to the top) ...
-        plain |= (window - 48) <= 9  # ... or a digit
-        length = np.argmin(plain, axis=0)  # the first character that is neither
-        stop = window[length, np.arange(name_start.size)]
-        # the name ends at whitespace, "/" or ">" (the serialiser writes " " or ">" there)
-        plainly = (stop == _SPACE) | (stop == _GT) | (stop == _SLASH)
-        folded -= 47
-        folded[_KEY_ROWS >= length] = 0
-        key = _KEY_POWERS @ folded
-        key[~plainly] = _NO_KEY
+        # most names are short: a narrow window first, the full one for the names that fill it
+        length, key = _name_keys(self.codes, name_start, _SHORT_NAME + 1)
+        longer = np.flatnonzero(length < 0)
+        if longer.size:
+            length[longer], key[longer] = _name_keys(self.codes, name_start[longer], _KEY_CHARS + 1)
         name_end = name_start + length
-        # anything else (a long name, a non-ASCII character, "-", ...): the regex reading
-        for i in np.flatnonzero(~plainly).tolist():
+        # anything else (a longer name, a non-ASCII character, "-", ...): the regex reading
+        for i in np.flatnonzero(length < 0).tolist():
             s = int(name_start[i])
             name_end[i] = _NAME_RE.match(self.html, s).end()
             key[i] = name_key(self.html[s : int(name_end[i])].lower())
@@ -253,11 +279,13 @@ class SourceArrays:
         """Text characters (outside tags) before each source position of ``pos``."""
         pos = np.asarray(pos, dtype=np.int64)
         k = np.searchsorted(self.tag_start, pos, side="left")  # tags starting before pos
-        out = pos - self.tag_chars_before[k]
-        inside = np.flatnonzero(k > 0)
-        inside = inside[self.tag_end[k[inside] - 1] > pos[inside]]
-        out[inside] = self.text_offset[k[inside]]  # inside a tag: the text before that tag
-        return out
+        inside = self._tag_end_before[k] > pos  # inside a tag: the text before that tag
+        return np.where(inside, self.text_offset[k], pos - self.tag_chars_before[k])
+
+    @cached_property
+    def _tag_end_before(self) -> np.ndarray:
+        """``_tag_end_before[j]``: end of tag ``j - 1`` (0 for ``j = 0``)."""
+        return np.concatenate(([0], self.tag_end))
 
     def source_position(self, text_pos: np.ndarray) -> np.ndarray:
         """Source position of each text character ``text_pos`` (an index into
@@ -271,13 +299,20 @@ class SourceArrays:
     @cached_property
     def block_codes(self) -> np.ndarray:
         """:attr:`text_codes` with a line break where each block tag starts."""
-        block = np.flatnonzero(self.tag_is_block)
-        return np.insert(self.text_codes, self.text_offset[block + 1], _NEWLINE)
+        text = self.text_codes
+        at = self.text_offset[np.flatnonzero(self.tag_is_block) + 1]  # text before each block tag
+        at += np.arange(at.size)  # where its line break lands among the others
+        out = np.empty(text.size + at.size, dtype=text.dtype)
+        out[at] = _NEWLINE
+        keep = np.ones(out.size, dtype=bool)
+        keep[at] = False
+        out[keep] = text
+        return out
 
     @cached_property
     def block_text(self) -> str:
         """:attr:`block_codes` as a string."""
-        return self.block_codes.tobytes().decode("utf-32-le", "replace")
+        return _as_text(self.block_codes)
 
     @cached_property
     def block_breaks_before(self) -> np.ndarray:
@@ -332,8 +367,7 @@ def clean_string(text: str) -> str:
     few lines."""
     if "&" in text:
         text = _html.unescape(text)
-    lines = (" ".join(line.split()) for line in text.split("\n"))
-    return "\n".join(line for line in lines if line)
+    return "\n".join(filter(None, map(" ".join, map(str.split, text.split("\n")))))
 
 
 def clean_text(codes: np.ndarray) -> str:
@@ -359,7 +393,7 @@ def clean_text(codes: np.ndarray) -> str:
         breaks = np.zeros(run_start.size, dtype=bool)
         breaks[np.searchsorted(run_start, newline, side="right") - 1] = True
         codes[run_start] = np.where(breaks, _NEWLINE, _SPACE)
-    return codes[solid].astype(np.uint32, copy=False).tobytes().decode("utf-32-le", "replace")
+    return _as_text(codes[solid])
 
 
 def space_mask(codes: np.ndarray) -> np.ndarray:
@@ -385,8 +419,7 @@ def _unescape_codes(codes: np.ndarray, amp: np.ndarray) -> np.ndarray:
     matches = ((window[:, None, :] == _ESCAPE_CODES[None, :, :]) | ~_ESCAPE_USED[None, :, :]).all(axis=2)
     kind = np.argmax(matches, axis=1)
     if not matches[np.arange(amp.size), kind].all():
-        text = codes.astype(np.uint32, copy=False).tobytes().decode("utf-32-le", "replace")
-        return _utf32(_html.unescape(text))
+        return _utf32(_html.unescape(_as_text(codes)))
     out = codes.copy()
     out[amp] = _ESCAPE_CHAR[kind]
     keep = np.ones(codes.size, dtype=bool)

@@ -419,44 +419,15 @@ def test_space_code_points_are_those_of_str_isspace():
     assert set(SPACE_CODE_POINTS) == {c for c in range(0x110000) if chr(c).isspace()}
 
 
+#: Pieces of hostile markup: tags cut anywhere, names of every case and length, characters
+#: that are whitespace only to the regex, one beyond the Basic Multilingual Plane.
+_PIECES = (
+    "< > / a B div p x 1 - \u00e9 \u212a <!-- --> &amp; blockquote BLOCKQUOTE h1 H2 custom-element-name"
+).split() + [" ", "\n", "\t", "\v", "\xa0", "\u3000", "\U0001f600", '"', "="]
+
+
 @settings(max_examples=400, deadline=None)
-@given(
-    st.lists(
-        st.sampled_from(
-            [
-                "<",
-                ">",
-                "/",
-                "a",
-                "B",
-                "div",
-                "p",
-                " ",
-                "\n",
-                "x",
-                "1",
-                "-",
-                "é",
-                "\u212a",
-                "\xa0",
-                "\t",
-                "<!--",
-                "-->",
-                "&amp;",
-                "blockquote",
-                "BLOCKQUOTE",
-                "h1",
-                "H2",
-                "custom-element-name",
-                "\u3000",
-                '"',
-                "=",
-                "\v",
-            ]
-        ),
-        max_size=40,
-    )
-)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40))
 def test_tags_are_those_of_the_regex_reading(pieces):
     body = "".join(pieces)
     html, starts, ends, names, closing, text = _regex_reading(body)
@@ -468,7 +439,7 @@ def test_tags_are_those_of_the_regex_reading(pieces):
     assert src.tag_is_block.tolist() == [n in BLOCK_TAGS for n in names]
     for wanted in (("a",), ("div", "p"), ("A",), ("custom-element-name",)):
         assert src.tag_mask(wanted).tolist() == [n in wanted for n in names]
-    assert src.text_codes.tobytes().decode("utf-32-le", "surrogatepass") == text
+    assert src.text_codes.astype(np.uint32).tobytes().decode("utf-32-le", "surrogatepass") == text
     assert src.is_tag.tolist() == [
         any(s <= i < e for s, e in zip(starts, ends, strict=True)) for i in range(len(html))
     ]
@@ -498,3 +469,78 @@ def test_text_of_spans_is_text_of_their_characters(page):
         for s, e in zip(lines.start[chosen].tolist(), lines.end[chosen].tolist(), strict=True):
             mask[s:e] = True
         assert src.text_of_spans(lines.start[chosen], lines.end[chosen]) == src.text_of(mask)
+
+
+def _reference_lines(src: SourceArrays, every: int, over: int, once: bool):
+    """The lines by brute force over the characters (starts, ends, text characters, tags)."""
+    html, n = src.html, src.size
+    is_tag = np.zeros(n, dtype=bool)
+    for s, e in zip(src.tag_start.tolist(), src.tag_end.tolist(), strict=True):
+        is_tag[s:e] = True
+    candidate = [not is_tag[p] and ord(html[p]) <= 32 for p in range(n)]
+    for j in range(1, src.tag_start.size):
+        if src.tag_start[j] == src.tag_end[j - 1]:
+            candidate[src.tag_start[j]] = True
+    starts = [0] + [p + 1 for p in range(n) if html[p] == "\n" and not is_tag[p]]
+    bounds = list(zip(starts, [*starts[1:], n], strict=True))
+    for s, e in bounds:
+        if every > 0 and e - s > max(over, every):
+            last = None
+            for m in range(1, (e - s - 1) // every + 1):
+                c = next((p for p in range(s + every * m, e) if candidate[p]), None)
+                if c is not None and c != last:
+                    starts.append(c)
+                    last = c
+    starts = sorted(p for p in set(starts) if p < n)
+    rows = []
+    for s, e in zip(starts, [*starts[1:], n][: len(starts)], strict=True):
+        solid = [p for p in range(s, e) if not is_tag[p] and ord(html[p]) > 32]
+        chars = sum(1 for p in range(solid[0], solid[-1] + 1) if not is_tag[p]) if solid else 0
+        if once:
+            for p in solid:
+                if html[p] == "&" and p + 1 < n:
+                    chars -= {"a": 4, "l": 3, "g": 3, "n": 5}.get(html[p + 1], 0)
+        tags = sum(1 for t in src.tag_start.tolist() if s <= t < e)
+        if max(chars, 0) > 0 or tags > 0:
+            rows.append((s, e, max(chars, 0), tags))
+    return rows
+
+
+_LINE_PIECES = [
+    "<p>",
+    "</p>",
+    "<b>",
+    "</b>",
+    "<br>",
+    "word",
+    "x",
+    " ",
+    "  ",
+    "\n",
+    "&amp;",
+    "&lt;",
+    "&nbsp;",
+    "é",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(_LINE_PIECES), max_size=120),
+    st.sampled_from([(0, 0), (5, 5), (7, 12), (30, 40)]),
+    st.booleans(),
+)
+def test_lines_are_those_of_the_characters(pieces, rebreak, once):
+    src = SourceArrays.from_html("".join(pieces))
+    every, over = rebreak
+    lines = source_lines(src, {"rebreak_chars": every, "rebreak_over": over, "count_entities_once": once})
+    got = list(
+        zip(
+            lines.start.tolist(),
+            lines.end.tolist(),
+            lines.text_chars.tolist(),
+            lines.tags.tolist(),
+            strict=True,
+        )
+    )
+    assert got == _reference_lines(src, every, over, once)
