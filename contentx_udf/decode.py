@@ -142,7 +142,7 @@ def decode_html(data: bytes | str, content_type: str | None = None) -> Decoded:
             # valid multi-byte UTF-8 is next to impossible by chance in a single-byte
             # encoding: the declaration is wrong (a common server default).
             return Decoded(utf8, "utf-8", f"utf-8 (declared {enc} in {source})", False)
-        text = _strict(data, enc)
+        text = utf8 if enc == "utf-8" else _strict(data, enc)
         if text is not None:
             return Decoded(text, enc, source, False)
     if utf8 is not None:
