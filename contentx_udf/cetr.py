@@ -136,10 +136,13 @@ def _rebreak(
     # at or after a mark are those from its text position on
     space = np.flatnonzero(source.text_codes <= _SPACE)
     pick = np.searchsorted(space, source.text_position(marks))
-    found = pick < space.size
-    text_at = space.take(pick, mode="clip") if space.size else pick
-    tags_at = np.searchsorted(source.text_offset, text_at, side="right") - 1
-    chosen = np.where(found, text_at + source.tag_chars_before[tags_at], line_end)
+    if space.size:
+        found = pick < space.size
+        text_at = space.take(pick, mode="clip")
+        tags_at = source.text_part[text_at]
+        chosen = np.where(found, text_at + source.tag_chars_before[tags_at], line_end)
+    else:  # no whitespace at all
+        text_at, tags_at, chosen = pick, pick, line_end
     # or a tag that starts where the previous one ends (no text between them), if earlier
     between = np.flatnonzero(source.text_lengths[1:-1] == 0) + 1
     if between.size:
@@ -171,10 +174,9 @@ def entity_extra_chars(source: SourceArrays) -> tuple[np.ndarray, np.ndarray]:
     amp = np.flatnonzero(text == ord("&"))
     if amp.size == 0:
         return amp, amp
-    after_tag = np.zeros(text.size + 1, dtype=bool)  # text positions right after a tag
-    after_tag[source.text_offset[1:]] = True
-    after_tag[text.size] = True
-    amp = amp[~after_tag[amp + 1]]
+    part = source.text_part
+    amp = amp[part.take(amp + 1, mode="clip") == part[amp]]  # (clipped: the last "&" itself)
+    amp = amp[amp + 1 < text.size]
     surplus = _ENTITY_SURPLUS[np.minimum(text[amp + 1], 255)]
     keep = surplus > 0
     return amp[keep], surplus[keep]
@@ -210,7 +212,7 @@ def _source_lines(source: SourceArrays, every: int, over: int, entities_once: bo
     # each newline of the text
     text = source.text_codes
     newline = np.flatnonzero(text == _NEWLINE)
-    k = np.searchsorted(source.text_offset, newline, side="right") - 1
+    k = source.text_part[newline]
     starts = np.concatenate(([0], newline + 1 + source.tag_chars_before[k]))
     lo = np.concatenate(([0], newline + 1))
     k = np.concatenate(([0], k))
@@ -241,7 +243,9 @@ def _source_lines(source: SourceArrays, every: int, over: int, entities_once: bo
             line_of = np.searchsorted(lo, amp, side="right") - 1
             surplus = np.bincount(line_of, weights=more, minlength=starts.size).astype(np.int64)
             text_chars = np.maximum(text_chars - surplus, 0)
-    tags = np.diff(k, append=source.tag_start.size)  # tags starting on the line
+    tags = np.empty_like(k)  # tags starting on the line
+    tags[:-1] = k[1:] - k[:-1]
+    tags[-1] = source.tag_start.size - k[-1]
 
     nonblank = (text_chars > 0) | (tags > 0)
     return Lines(
@@ -375,13 +379,26 @@ class LineModel:
         self.sigma = sigma_for(self.ttr, params)
         self.smoother = _Smoother(lines.size, self.sigma)
         self.smoothed = self.smoother(self.ttr)
-        self._points: dict[int, np.ndarray] = {}
+        self._points: dict[Any, Any] = {}
 
     def points(self, alpha: int) -> np.ndarray:
         """:func:`two_dimensional_model` of the lines."""
         if alpha not in self._points:
             self._points[alpha] = _points(self.smoother, self.smoothed, alpha)
         return self._points[alpha]
+
+    def scaled_points(self, alpha: int, normalize: bool) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`points` divided by their maximum per dimension (``normalize``, where it is
+        positive), and the divisors."""
+        key = (alpha, normalize)
+        if key not in self._points:
+            points = self.points(alpha)
+            scale = np.ones(2)
+            if normalize:
+                top = np.array([points[:, 0].max(), points[:, 1].max()])
+                scale = np.where(top > 0, top, 1.0)
+            self._points[key] = (points / scale, scale)
+        return self._points[key]
 
 
 def line_model(source: SourceArrays, params: dict[str, Any]) -> LineModel:
@@ -404,19 +421,29 @@ def farthest_first_centres(points: np.ndarray, k: int, *, from_origin: bool = Fa
     origin, or with ``from_origin`` the origin itself counts as an already chosen centre (it
     is not returned).  Fewer than ``k`` indices come back when the points run out.
     """
-    x, y = points[:, 0], points[:, 1]
+    x, y = points[:, 0].copy(), points[:, 1].copy()
     nearest = x * x + y * y
     chosen: list[int] = []
     if not from_origin and points.shape[0]:
         chosen.append(int(np.argmin(nearest)))
-        nearest = (x - x[chosen[0]]) ** 2 + (y - y[chosen[0]]) ** 2
+        nearest = _squared_distance(x, y, chosen[0])
     while len(chosen) < min(k, points.shape[0]):
         nxt = int(np.argmax(nearest))
         if nearest[nxt] <= 0:
             break  # every point coincides with a centre
         chosen.append(nxt)
-        nearest = np.minimum(nearest, (x - x[nxt]) ** 2 + (y - y[nxt]) ** 2)
+        np.minimum(nearest, _squared_distance(x, y, nxt), out=nearest)
     return np.array(chosen, dtype=np.int64)
+
+
+def _squared_distance(x: np.ndarray, y: np.ndarray, i: int) -> np.ndarray:
+    """``(x - x[i]) ** 2 + (y - y[i]) ** 2``."""
+    dx = x - x[i]
+    dx *= dx
+    dy = y - y[i]
+    dy *= dy
+    dx += dy
+    return dx
 
 
 #: Clustering is fitted on at most this many lines (an even sample of longer pages); all
@@ -509,10 +536,25 @@ def density_farthest_first(points: np.ndarray, k: int, min_std: float) -> Cluste
         var = s2 / np.maximum(counts, 1) - means[:, d] ** 2
         stds[:, d] = np.sqrt(np.maximum(var, 0.0))
     stds = np.maximum(stds, min_std)
-    log_prior = np.log((counts + 1.0) / (counts.sum() + k))  # Laplace, as Weka
-    z = (points[:, None, :] - means[None, :, :]) / stds[None, :, :]
-    log_density = -0.5 * np.einsum("nkd,nkd->nk", z, z) - np.log(stds).sum(axis=1)[None, :]
-    labels = np.argmax(log_density + log_prior[None, :], axis=1)
+    log_prior = np.log((counts + 1.0) / (counts.sum() + k)).tolist()  # Laplace, as Weka
+    log_norm = np.log(stds).sum(axis=1).tolist()
+    # log prior + log density of every line under every cluster, one row per cluster:
+    # -0.5 * (zx^2 + zy^2) - log sx - log sy + log prior
+    x, y = points[:, 0].copy(), points[:, 1].copy()
+    score = np.empty((k, x.size))
+    for c in range(k):
+        zx = x - means[c, 0]
+        zx /= stds[c, 0]
+        zx *= zx
+        zy = y - means[c, 1]
+        zy /= stds[c, 1]
+        zy *= zy
+        zx += zy
+        zx *= -0.5
+        zx -= log_norm[c]
+        zx += log_prior[c]
+        score[c] = zx
+    labels = np.argmax(score, axis=0)
     noncontent = int(np.argmin(np.einsum("kd,kd->k", means, means)))
     return Clustering(labels=labels, centroids=means, noncontent=noncontent, iterations=1)
 
@@ -570,12 +612,7 @@ def _cluster_method(doc: Document, params: dict[str, Any], mode: str) -> MethodR
     lines, sigma = model.lines, model.sigma
     if lines.size == 0:
         return _empty()
-    points = model.points(int(params["alpha"]))
-    scale = np.ones(2)
-    if params["normalize_dimensions"]:
-        top = points.max(axis=0)
-        scale = np.where(top > 0, top, 1.0)
-    scaled = points / scale
+    scaled, scale = model.scaled_points(int(params["alpha"]), bool(params["normalize_dimensions"]))
     k = max(int(params["k"]), 1)
     if mode == "dff":
         clusters = density_farthest_first(scaled, k, float(params["min_std_dev"]))

@@ -71,8 +71,14 @@ def _name_keys(codes: np.ndarray, name_start: np.ndarray, width: int) -> tuple[n
     return length, key
 
 
-_BLOCK_KEYS = np.array(sorted(name_key(n) for n in BLOCK_TAGS if name_key(n) != _NO_KEY), dtype=np.int64)
-_BLOCK_BY_NAME = frozenset(n for n in BLOCK_TAGS if name_key(n) == _NO_KEY)  # (none today)
+def _is_block(key: np.ndarray) -> np.ndarray:
+    """Whether each name key is that of a block tag."""
+    return _BLOCK_KEYS[np.minimum(np.searchsorted(_BLOCK_KEYS, key), _BLOCK_KEYS.size - 1)] == key
+
+
+_BLOCK_KEYS = np.array(sorted(name_key(n) for n in BLOCK_TAGS), dtype=np.int64)
+if _NO_KEY in _BLOCK_KEYS:  # every block tag name is short ASCII: tags.py would have to change
+    raise RuntimeError("a block tag name without a numeric key")
 
 #: The four escapes Lexbor writes in text, as code points, and the character each stands for.
 _ESCAPES = (("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">"), ("&nbsp;", "\xa0"))
@@ -161,7 +167,11 @@ class SourceArrays:
     @cached_property
     def _names(self) -> tuple[np.ndarray, np.ndarray]:
         """(end of each tag's name, numeric key of the lower-case name or -1)."""
-        name_start = self.tag_start + 1 + self.tag_closing
+        return self._names_of(0, self.tag_start.size)
+
+    def _names_of(self, first: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """:attr:`_names` of the tags ``first:stop``."""
+        name_start = self.tag_start[first:stop] + 1 + self.tag_closing[first:stop]
         # most names are short: a narrow window first, the full one for the names that fill it
         length, key = _name_keys(self.codes, name_start, _SHORT_NAME + 1)
         longer = np.flatnonzero(length < 0)
@@ -198,12 +208,15 @@ class SourceArrays:
 
     @cached_property
     def tag_is_block(self) -> np.ndarray:
-        key = self.tag_key
-        hit = np.searchsorted(_BLOCK_KEYS, key)
-        block = _BLOCK_KEYS[np.minimum(hit, _BLOCK_KEYS.size - 1)] == key
-        if _BLOCK_BY_NAME:
-            block |= self.tag_mask(_BLOCK_BY_NAME)
-        return block
+        return _is_block(self.tag_key)
+
+    def _block_tags(self, first: int, stop: int) -> np.ndarray:
+        """:attr:`tag_is_block` of the tags ``first:stop``, without naming the other tags."""
+        if "tag_is_block" in self.__dict__:
+            return self.tag_is_block[first:stop]
+        if "_names" in self.__dict__:
+            return _is_block(self.tag_key[first:stop])
+        return _is_block(self._names_of(first, stop)[1])
 
     def tag_mask(self, names) -> np.ndarray:
         """Boolean mask over tags whose name is in ``names``."""
@@ -248,10 +261,15 @@ class SourceArrays:
         """The code points outside the tags, in order (entities escaped)."""
         if self.tag_start.size == 0:
             return self.codes
-        before = self.tag_chars_before
-        index = np.arange(self.size - int(before[-1]))
-        index += np.repeat(before, self.text_lengths)  # the tag characters before each text one
+        index = np.arange(self.text_part.size)
+        index += self.tag_chars_before[self.text_part]  # the tag characters before each text one
         return self.codes[index]
+
+    @cached_property
+    def text_part(self) -> np.ndarray:
+        """For each character outside the tags, the number of tags before it (which of the texts
+        between the tags it belongs to)."""
+        return np.repeat(np.arange(self.tag_start.size + 1), self.text_lengths)
 
     @cached_property
     def text_offset(self) -> np.ndarray:
@@ -291,8 +309,7 @@ class SourceArrays:
         """Source position of each text character ``text_pos`` (an index into
         :attr:`text_codes`)."""
         text_pos = np.asarray(text_pos, dtype=np.int64)
-        part = np.searchsorted(self.text_offset, text_pos, side="right") - 1
-        return text_pos + self.tag_chars_before[part]
+        return text_pos + self.tag_chars_before[self.text_part[text_pos]]
 
     # --- output text --------------------------------------------------------------------------
 
@@ -334,7 +351,10 @@ class SourceArrays:
 
     def text_of_spans(self, starts: np.ndarray, ends: np.ndarray) -> str:
         """:meth:`text_of` the characters of the spans ``starts[i]:ends[i]``: sorted, disjoint,
-        and no span end strictly inside a tag (where a tag starts is fine)."""
+        and no span end strictly inside a tag (where a tag starts is fine).
+
+        Only the tags from the first span to the last are looked at (block tags before or
+        after them would only add leading or trailing line breaks)."""
         starts = np.asarray(starts, dtype=np.int64)
         ends = np.asarray(ends, dtype=np.int64)
         if starts.size == 0:
@@ -342,18 +362,35 @@ class SourceArrays:
         gap = np.flatnonzero(starts[1:] != ends[:-1])  # merge spans that touch
         run_start = np.concatenate((starts[:1], starts[1:][gap]))
         run_end = np.concatenate((ends[:-1][gap], ends[-1:]))
-        k_start = np.searchsorted(self.tag_start, run_start, side="left")
+        k_start = np.searchsorted(self.tag_start, run_start, side="left")  # tags before
         k_end = np.searchsorted(self.tag_start, run_end, side="left")
-        blocks = self.block_breaks_before
-        # position in block_text: text characters and block tags before the position
-        lo = (run_start - self.tag_chars_before[k_start] + blocks[k_start]).tolist()
-        hi = (run_end - self.tag_chars_before[k_end] + blocks[k_end]).tolist()
+        first, stop = int(k_start[0]), int(k_end[-1])
+        block = self._block_tags(first, stop)
+        blocks = np.zeros(stop - first + 1, dtype=np.int64)  # block tags of the range before tag k
+        np.cumsum(block, out=blocks[1:])
+        # the text of the range with a line break where each block tag starts
+        text_start = run_start - self.tag_chars_before[k_start]
+        text_end = run_end - self.tag_chars_before[k_end]
+        base = int(text_start[0])
+        text = self.text_codes[base : int(text_end[-1])]
+        at = self.text_offset[np.flatnonzero(block) + first + 1] - base
+        at += np.arange(at.size)  # where each line break lands among the others
+        local = np.empty(text.size + at.size, dtype=text.dtype)
+        local[at] = _NEWLINE
+        keep = np.ones(local.size, dtype=bool)
+        keep[at] = False
+        local[keep] = text
+        # span positions in it: text characters and block tags before the position
+        k_start -= first
+        k_end -= first
+        lo = (text_start - base + blocks[k_start]).tolist()
+        hi = (text_end - base + blocks[k_end]).tolist()
         # every block tag between two runs still breaks the line (text_of keeps them all)
         sep = ["\n" if b else "" for b in (blocks[k_start[1:]] > blocks[k_end[:-1]]).tolist()]
         sep.append("")
-        text = self.block_text
+        local_text = _as_text(local)
         return clean_string(
-            "".join([piece for a, b, s in zip(lo, hi, sep, strict=True) for piece in (text[a:b], s)])
+            "".join([piece for a, b, s in zip(lo, hi, sep, strict=True) for piece in (local_text[a:b], s)])
         )
 
     @cached_property

@@ -460,15 +460,25 @@ def test_clean_text_is_unescape_and_whitespace_collapse(text):
 
 @pytest.mark.parametrize("page", [TTR_TABLE_PAGE, "<body>\n<p>AT&amp;T &lt; 5</p>\n</body>"])
 def test_text_of_spans_is_text_of_their_characters(page):
-    src = Document.parse(one_line_page(60) + page).source
-    lines = source_lines(src, resolve_params("cetr-tm", {"rebreak_chars": 30, "rebreak_over": 30}))
+    html = Document.parse(one_line_page(60) + page).source.html
+    lines = source_lines(
+        SourceArrays.from_html(html), resolve_params("cetr-tm", {"rebreak_chars": 30, "rebreak_over": 30})
+    )
     rng = np.random.default_rng(5)
     for _ in range(30):
-        chosen = rng.random(lines.size) < 0.5
-        mask = np.zeros(src.size, dtype=bool)
-        for s, e in zip(lines.start[chosen].tolist(), lines.end[chosen].tolist(), strict=True):
-            mask[s:e] = True
-        assert src.text_of_spans(lines.start[chosen], lines.end[chosen]) == src.text_of(mask)
+        chosen = rng.random(lines.size) < rng.random()
+        _check_spans(html, lines.start[chosen], lines.end[chosen])
+
+
+def _check_spans(html: str, starts: np.ndarray, ends: np.ndarray) -> None:
+    mask = np.zeros(len(html), dtype=bool)
+    for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
+        mask[s:e] = True
+    expected = SourceArrays.from_html(html).text_of(mask)
+    assert SourceArrays.from_html(html).text_of_spans(starts, ends) == expected  # names the range only
+    src = SourceArrays.from_html(html)
+    src.tag_is_block  # noqa: B018 -- every tag named first
+    assert src.text_of_spans(starts, ends) == expected
 
 
 def _reference_lines(src: SourceArrays, every: int, over: int, once: bool):
@@ -544,3 +554,5 @@ def test_lines_are_those_of_the_characters(pieces, rebreak, once):
         )
     )
     assert got == _reference_lines(src, every, over, once)
+    chosen = np.arange(lines.size) % 3 != 1
+    _check_spans(src.html, lines.start[chosen], lines.end[chosen])
