@@ -121,7 +121,7 @@ def _rebreak(
     none = np.zeros(0, dtype=np.int64)
     if every <= 0:
         return none, none, none
-    long_lines = np.flatnonzero(ends - starts > max(over, every))
+    long_lines = (ends - starts > max(over, every)).nonzero()[0]
     if long_lines.size == 0:
         return none, none, none
     l_start, l_end = starts[long_lines], ends[long_lines]
@@ -134,7 +134,7 @@ def _rebreak(
     line_end = np.repeat(l_end, n_marks)
     # the first whitespace character of the text at or after each mark: the text characters
     # at or after a mark are those from its text position on
-    space = np.flatnonzero(source.text_codes <= _SPACE)
+    space = (source.text_codes <= _SPACE).nonzero()[0]
     pick = np.searchsorted(space, source.text_position(marks))
     if space.size:
         found = pick < space.size
@@ -144,7 +144,7 @@ def _rebreak(
     else:  # no whitespace at all
         text_at, tags_at, chosen = pick, pick, line_end
     # or a tag that starts where the previous one ends (no text between them), if earlier
-    between = np.flatnonzero(source.text_lengths[1:-1] == 0) + 1
+    between = (source.text_lengths[1:-1] == 0).nonzero()[0] + 1
     if between.size:
         tag = between.take(np.searchsorted(source.tag_start[between], marks), mode="clip")
         at = source.tag_start[tag]
@@ -171,7 +171,7 @@ def entity_extra_chars(source: SourceArrays) -> tuple[np.ndarray, np.ndarray]:
     node, so each ``&`` outside a tag starts one of its four escapes; the letter after it must
     be in the same text (a ``&`` right before a tag is no escape)."""
     text = source.text_codes
-    amp = np.flatnonzero(text == ord("&"))
+    amp = (text == ord("&")).nonzero()[0]
     if amp.size == 0:
         return amp, amp
     part = source.text_part
@@ -211,7 +211,7 @@ def _source_lines(source: SourceArrays, every: int, over: int, entities_once: bo
     # every line start with the text characters (lo) and the tags (k) before it: 0, and after
     # each newline of the text
     text = source.text_codes
-    newline = np.flatnonzero(text == _NEWLINE)
+    newline = (text == _NEWLINE).nonzero()[0]
     k = source.text_part[newline]
     starts = np.concatenate(([0], newline + 1 + source.tag_chars_before[k]))
     lo = np.concatenate(([0], newline + 1))
@@ -229,11 +229,11 @@ def _source_lines(source: SourceArrays, every: int, over: int, entities_once: bo
 
     # trimmed text: from the first to the last non-whitespace text character of each line,
     # counted in text coordinates (the tags between them drop out)
-    solid = np.flatnonzero(text > _SPACE)
+    solid = (text > _SPACE).nonzero()[0]
     first = np.searchsorted(solid, lo)
     last = np.concatenate((first[1:], [solid.size])) - 1
-    if solid.size:
-        span = solid[np.maximum(last, 0)] - solid[np.minimum(first, solid.size - 1)] + 1
+    if solid.size:  # (clipped where the line has none: those lines get 0)
+        span = solid.take(last, mode="clip") - solid.take(first, mode="clip") + 1
         text_chars = np.where(last >= first, span, 0)
     else:
         text_chars = np.zeros(starts.size, dtype=np.int64)
@@ -277,9 +277,19 @@ def gaussian_kernel(sigma: float, max_radius: int | None = None) -> np.ndarray:
     radius = math.ceil(sigma)
     if max_radius is not None:
         radius = max(min(radius, max_radius), 0)
-    j = np.arange(-radius, radius + 1, dtype=np.float64)
-    k = np.exp(-(j * j) / (2.0 * sigma * sigma))
-    return k / k.sum()
+    key = (sigma, radius)
+    kernel = _KERNELS.get(key)
+    if kernel is None:
+        j = np.arange(-radius, radius + 1, dtype=np.float64)
+        k = np.exp(-(j * j) / (2.0 * sigma * sigma))
+        kernel = k / k.sum()
+        kernel.flags.writeable = False
+        if len(_KERNELS) < 256:
+            _KERNELS[key] = kernel
+    return kernel
+
+
+_KERNELS: dict[tuple[float, int], np.ndarray] = {}  # (sigma, radius) -> kernel, read-only
 
 
 _DIRECT_CONVOLUTION_WORK = 20_000_000  # above this many multiply-adds, convolve by FFT
@@ -339,12 +349,17 @@ def moving_average_derivative(smoothed: np.ndarray, alpha: int) -> np.ndarray:
     n = smoothed.size
     if n == 0 or alpha <= 0:
         return np.zeros(n)
-    cum = np.concatenate(([0.0], np.cumsum(smoothed)))
-    i = np.arange(n)
-    hi = np.minimum(i + 1 + alpha, n)
-    count = hi - (i + 1)
-    total = cum[hi] - cum[i + 1]
-    return np.where(count > 0, total / np.maximum(count, 1) - smoothed, 0.0)
+    cum = np.empty(n + 1)
+    cum[0] = 0.0
+    np.cumsum(smoothed, out=cum[1:])
+    out = np.empty(n)
+    full = max(n - alpha, 0)  # lines with alpha next values
+    out[:full] = (cum[1 + alpha : n + 1] - cum[1 : full + 1]) / alpha - smoothed[:full]
+    if full < n - 1:  # the last lines: the next values that exist
+        count = np.arange(n - 1 - full, 0, -1)
+        out[full : n - 1] = (cum[n] - cum[full + 1 : n]) / count - smoothed[full : n - 1]
+    out[n - 1] = 0.0
+    return out
 
 
 def sigma_for(ttr: np.ndarray, params: dict[str, Any]) -> float:
@@ -493,14 +508,22 @@ def kmeans(points: np.ndarray, k: int, max_iter: int, *, origin_fixed: bool = Fa
     cx, cy = centroids[:, 0].tolist(), centroids[:, 1].tolist()
     labels = None
     x, y = fit[:, 0].copy(), fit[:, 1].copy()
+    # nearest_centroid as one product: (x, y, 1) . (-2 cx, -2 cy, cx^2 + cy^2), the constant
+    # term added last as there (same values, checked on the development set)
+    extended = np.empty((fit.shape[0], 3))
+    extended[:, :2] = fit
+    extended[:, 2] = 1.0
     iterations = 0
     for iterations in range(1, max(max_iter, 1) + 1):  # noqa: B007
-        # nearest_centroid with the centroids as Python floats (the same arithmetic)
-        toward = np.array([[-2.0 * a for a in cx], [-2.0 * b for b in cy]])
-        distance = fit @ toward
-        distance += np.array([a * a + b * b for a, b in zip(cx, cy, strict=True)])
-        new = distance.argmin(axis=1)
-        if labels is not None and np.array_equal(new, labels):
+        toward = np.array(
+            [
+                [-2.0 * a for a in cx],
+                [-2.0 * b for b in cy],
+                [a * a + b * b for a, b in zip(cx, cy, strict=True)],
+            ]
+        )
+        new = (extended @ toward).argmin(axis=1)
+        if labels is not None and (new == labels).all():
             break
         labels = new
         counts = np.bincount(labels, minlength=k).tolist()

@@ -134,10 +134,9 @@ class SourceArrays:
         # comments are dropped from the source; then "<" only opens tags (Lexbor escapes it in text)
         html = _COMMENT_RE.sub("", body_html) if "<!--" in body_html else body_html
         codes = code_points(html)
+        lt = (codes == _LT).nonzero()[0]
+        gt = (codes == _GT).nonzero()[0]
         z = np.zeros(0, dtype=np.int64)
-        marks = np.flatnonzero((codes | 2) == _GT)  # "<" (60) and ">" (62)
-        is_gt = codes[marks] == _GT
-        lt, gt = marks[~is_gt], marks[is_gt]
         if lt.size == 0 or gt.size == 0:
             return cls(html=html, codes=codes, tag_start=z, tag_end=z, tag_closing=np.zeros(0, dtype=bool))
         # "<" or "</" then a letter (clipped at the end: "<" or "/" again, no letter)
@@ -174,12 +173,12 @@ class SourceArrays:
         name_start = self.tag_start[first:stop] + 1 + self.tag_closing[first:stop]
         # most names are short: a narrow window first, the full one for the names that fill it
         length, key = _name_keys(self.codes, name_start, _SHORT_NAME + 1)
-        longer = np.flatnonzero(length < 0)
+        longer = (length < 0).nonzero()[0]
         if longer.size:
             length[longer], key[longer] = _name_keys(self.codes, name_start[longer], _KEY_CHARS + 1)
         name_end = name_start + length
         # anything else (a longer name, a non-ASCII character, "-", ...): the regex reading
-        for i in np.flatnonzero(length < 0).tolist():
+        for i in (length < 0).nonzero()[0].tolist():
             s = int(name_start[i])
             name_end[i] = _NAME_RE.match(self.html, s).end()
             key[i] = name_key(self.html[s : int(name_end[i])].lower())
@@ -317,7 +316,7 @@ class SourceArrays:
     def block_codes(self) -> np.ndarray:
         """:attr:`text_codes` with a line break where each block tag starts."""
         text = self.text_codes
-        at = self.text_offset[np.flatnonzero(self.tag_is_block) + 1]  # text before each block tag
+        at = self.text_offset[self.tag_is_block.nonzero()[0] + 1]  # text before each block tag
         at += np.arange(at.size)  # where its line break lands among the others
         out = np.empty(text.size + at.size, dtype=text.dtype)
         out[at] = _NEWLINE
@@ -359,7 +358,7 @@ class SourceArrays:
         ends = np.asarray(ends, dtype=np.int64)
         if starts.size == 0:
             return ""
-        gap = np.flatnonzero(starts[1:] != ends[:-1])  # merge spans that touch
+        gap = (starts[1:] != ends[:-1]).nonzero()[0]  # merge spans that touch
         run_start = np.concatenate((starts[:1], starts[1:][gap]))
         run_end = np.concatenate((ends[:-1][gap], ends[-1:]))
         k_start = np.searchsorted(self.tag_start, run_start, side="left")  # tags before
@@ -373,7 +372,7 @@ class SourceArrays:
         text_end = run_end - self.tag_chars_before[k_end]
         base = int(text_start[0])
         text = self.text_codes[base : int(text_end[-1])]
-        at = self.text_offset[np.flatnonzero(block) + first + 1] - base
+        at = self.text_offset[block.nonzero()[0] + first + 1] - base
         at += np.arange(at.size)  # where each line break lands among the others
         local = np.empty(text.size + at.size, dtype=text.dtype)
         local[at] = _NEWLINE
@@ -412,7 +411,7 @@ def clean_text(codes: np.ndarray) -> str:
     many (blank) lines."""
     if codes.size == 0:
         return ""
-    amp = np.flatnonzero(codes == _AMP)
+    amp = (codes == _AMP).nonzero()[0]
     if amp.size:
         codes = _unescape_codes(codes, amp)
     solid = ~space_mask(codes)
@@ -422,11 +421,11 @@ def clean_text(codes: np.ndarray) -> str:
     last = codes.size - int(np.argmax(solid[::-1]))
     codes, solid = codes[first:last], solid[first:last]
     # a run of whitespace becomes its first character: a line break if the run holds one
-    run_start = np.flatnonzero(solid[:-1] > solid[1:]) + 1
+    run_start = (solid[:-1] > solid[1:]).nonzero()[0] + 1
     if run_start.size:
         solid[run_start] = True  # solid is ours: the slice of a fresh array
         codes = codes.copy()
-        newline = np.flatnonzero(codes == _NEWLINE)
+        newline = (codes == _NEWLINE).nonzero()[0]
         breaks = np.zeros(run_start.size, dtype=bool)
         breaks[np.searchsorted(run_start, newline, side="right") - 1] = True
         codes[run_start] = np.where(breaks, _NEWLINE, _SPACE)
@@ -439,7 +438,7 @@ def space_mask(codes: np.ndarray) -> np.ndarray:
     is_space = shifted <= 4  # \t \n \v \f \r
     shifted -= 19
     is_space |= shifted <= 4  # \x1c - \x1f and " "
-    high = np.flatnonzero(codes >= 0x85)
+    high = (codes >= 0x85).nonzero()[0]
     if high.size:
         h = codes[high]
         hit = (h == 0xA0) | (h == 0x85) | (h == 0x3000) | ((h - 0x2000) <= 0x0A)

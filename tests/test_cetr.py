@@ -556,3 +556,16 @@ def test_lines_are_those_of_the_characters(pieces, rebreak, once):
     assert got == _reference_lines(src, every, over, once)
     chosen = np.arange(lines.size) % 3 != 1
     _check_spans(src.html, lines.start[chosen], lines.end[chosen])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0, 1000), max_size=12), st.integers(0, 5))
+def test_moving_average_derivative_is_the_mean_of_the_next_values(values, alpha):
+    h = np.array(values, dtype=np.float64)
+    expected = [
+        (sum(h[i + 1 : i + 1 + alpha]) / len(h[i + 1 : i + 1 + alpha]) - h[i])
+        if len(h[i + 1 : i + 1 + alpha])
+        else 0.0
+        for i in range(h.size)
+    ]
+    np.testing.assert_allclose(moving_average_derivative(h, alpha), expected, rtol=1e-9, atol=1e-9)
