@@ -128,14 +128,14 @@ def _rebreak(
     # marks at l_start + every * m, m = 1 .. (length - 1) // every: mark i of the page, the
     # first_of-th of its line, lies at every * i + l_start - every * (first_of - 1)
     n_marks = (l_end - l_start - 1) // every
-    first_of = np.cumsum(n_marks) - n_marks
-    marks = np.repeat(l_start - every * (first_of - 1), n_marks)
+    first_of = n_marks.cumsum() - n_marks
+    marks = (l_start - every * (first_of - 1)).repeat(n_marks)
     marks += every * np.arange(marks.size)
-    line_end = np.repeat(l_end, n_marks)
+    line_end = l_end.repeat(n_marks)
     # the first whitespace character of the text at or after each mark: the text characters
     # at or after a mark are those from its text position on
     space = (source.text_codes <= _SPACE).nonzero()[0]
-    pick = np.searchsorted(space, source.text_position(marks))
+    pick = space.searchsorted(source.text_position(marks))
     if space.size:
         found = pick < space.size
         text_at = space.take(pick, mode="clip")
@@ -146,7 +146,7 @@ def _rebreak(
     # or a tag that starts where the previous one ends (no text between them), if earlier
     between = (source.text_lengths[1:-1] == 0).nonzero()[0] + 1
     if between.size:
-        tag = between.take(np.searchsorted(source.tag_start[between], marks), mode="clip")
+        tag = between.take(source.tag_start[between].searchsorted(marks), mode="clip")
         at = source.tag_start[tag]
         use_tag = (at >= marks) & (at < chosen)
         if use_tag.any():
@@ -219,7 +219,7 @@ def _source_lines(source: SourceArrays, every: int, over: int, entities_once: bo
     ends = np.concatenate((starts[1:], [n]))
     extra, extra_lo, extra_k = _rebreak(source, starts, ends, every, over)
     if extra.size:  # a re-break right after a newline makes an empty line, dropped below
-        order = np.argsort(np.concatenate((starts, extra)), kind="stable")
+        order = np.concatenate((starts, extra)).argsort(kind="stable")
         starts = np.concatenate((starts, extra))[order]
         lo = np.concatenate((lo, extra_lo))[order]
         k = np.concatenate((k, extra_k))[order]
@@ -230,7 +230,7 @@ def _source_lines(source: SourceArrays, every: int, over: int, entities_once: bo
     # trimmed text: from the first to the last non-whitespace text character of each line,
     # counted in text coordinates (the tags between them drop out)
     solid = (text > _SPACE).nonzero()[0]
-    first = np.searchsorted(solid, lo)
+    first = solid.searchsorted(lo)
     last = np.concatenate((first[1:], [solid.size])) - 1
     if solid.size:  # (clipped where the line has none: those lines get 0)
         span = solid.take(last, mode="clip") - solid.take(first, mode="clip") + 1
@@ -240,7 +240,7 @@ def _source_lines(source: SourceArrays, every: int, over: int, entities_once: bo
     if entities_once:
         amp, more = entity_extra_chars(source)
         if amp.size:
-            line_of = np.searchsorted(lo, amp, side="right") - 1
+            line_of = lo.searchsorted(amp, side="right") - 1
             surplus = np.bincount(line_of, weights=more, minlength=starts.size).astype(np.int64)
             text_chars = np.maximum(text_chars - surplus, 0)
     tags = np.empty_like(k)  # tags starting on the line
@@ -351,7 +351,7 @@ def moving_average_derivative(smoothed: np.ndarray, alpha: int) -> np.ndarray:
         return np.zeros(n)
     cum = np.empty(n + 1)
     cum[0] = 0.0
-    np.cumsum(smoothed, out=cum[1:])
+    smoothed.cumsum(out=cum[1:])
     out = np.empty(n)
     full = max(n - alpha, 0)  # lines with alpha next values
     out[:full] = (cum[1 + alpha : n + 1] - cum[1 : full + 1]) / alpha - smoothed[:full]
@@ -440,10 +440,10 @@ def farthest_first_centres(points: np.ndarray, k: int, *, from_origin: bool = Fa
     nearest = x * x + y * y
     chosen: list[int] = []
     if not from_origin and points.shape[0]:
-        chosen.append(int(np.argmin(nearest)))
+        chosen.append(int(nearest.argmin()))
         nearest = _squared_distance(x, y, chosen[0])
     while len(chosen) < min(k, points.shape[0]):
-        nxt = int(np.argmax(nearest))
+        nxt = int(nearest.argmax())
         if nearest[nxt] <= 0:
             break  # every point coincides with a centre
         chosen.append(nxt)
@@ -475,7 +475,7 @@ def fit_sample(points: np.ndarray) -> np.ndarray:
 def nearest_centroid(points: np.ndarray, centroids: np.ndarray) -> np.ndarray:
     """Index of the nearest centroid of each point:
     ``argmin_j |p - c_j|^2 = argmin_j (|c_j|^2 - 2 p.c_j)``, one small matrix product."""
-    return np.argmin(points @ (-2.0 * centroids.T) + (centroids * centroids).sum(axis=1), axis=1)
+    return (points @ (-2.0 * centroids.T) + (centroids * centroids).sum(axis=1)).argmin(axis=1)
 
 
 @dataclass(frozen=True)
@@ -535,7 +535,7 @@ def kmeans(points: np.ndarray, k: int, max_iter: int, *, origin_fixed: bool = Fa
     centroids = np.array([cx, cy]).T.copy()
     if fit is not points or iterations == max_iter:
         labels = nearest_centroid(points, centroids)
-    noncontent = 0 if origin_fixed else int(np.argmin((centroids * centroids).sum(axis=1)))
+    noncontent = 0 if origin_fixed else int((centroids * centroids).sum(axis=1).argmin())
     return Clustering(labels=labels, centroids=centroids, noncontent=noncontent, iterations=iterations)
 
 
@@ -577,8 +577,8 @@ def density_farthest_first(points: np.ndarray, k: int, min_std: float) -> Cluste
         zx -= log_norm[c]
         zx += log_prior[c]
         score[c] = zx
-    labels = np.argmax(score, axis=0)
-    noncontent = int(np.argmin(np.einsum("kd,kd->k", means, means)))
+    labels = score.argmax(axis=0)
+    noncontent = int(np.einsum("kd,kd->k", means, means).argmin())
     return Clustering(labels=labels, centroids=means, noncontent=noncontent, iterations=1)
 
 

@@ -60,7 +60,7 @@ def _name_keys(codes: np.ndarray, name_start: np.ndarray, width: int) -> tuple[n
     folded = window | 32  # letters to lower case; digits stay
     plain = (folded - 97) <= 25  # a letter (unsigned: below "a" wraps to the top) ...
     plain |= (window - 48) <= 9  # ... or a digit
-    length = np.argmin(plain, axis=0)  # the first character that is neither (0: none is)
+    length = plain.argmin(axis=0)  # the first character that is neither (0: none is)
     stop = window[length, np.arange(name_start.size)]
     # the name ends at whitespace, "/" or ">" (the serialiser writes " " or ">" there)
     plainly = (stop == _SPACE) | (stop == _GT) | (stop == _SLASH)
@@ -73,7 +73,7 @@ def _name_keys(codes: np.ndarray, name_start: np.ndarray, width: int) -> tuple[n
 
 def _is_block(key: np.ndarray) -> np.ndarray:
     """Whether each name key is that of a block tag."""
-    return _BLOCK_KEYS[np.minimum(np.searchsorted(_BLOCK_KEYS, key), _BLOCK_KEYS.size - 1)] == key
+    return _BLOCK_KEYS[np.minimum(_BLOCK_KEYS.searchsorted(key), _BLOCK_KEYS.size - 1)] == key
 
 
 _BLOCK_KEYS = np.array(sorted(name_key(n) for n in BLOCK_TAGS), dtype=np.int64)
@@ -145,7 +145,7 @@ class SourceArrays:
         opens = ((first | 32) - 97) <= 25  # a letter (unsigned: below "a" wraps to the top)
         lt, closing = lt[opens], closing[opens]
         # a tag runs to the next ">"; a "<" before that ">" lies inside the tag
-        end = np.searchsorted(gt, lt)
+        end = gt.searchsorted(lt)
         start = np.ones(lt.size, dtype=bool)
         np.not_equal(end[1:], end[:-1], out=start[1:])
         start &= end < gt.size  # no ">" left: no tag
@@ -234,14 +234,14 @@ class SourceArrays:
         closing = sel & self.tag_closing
         np.add.at(delta, self.tag_start[opening], 1)
         np.add.at(delta, self.tag_end[closing], -1)
-        return np.cumsum(delta[:-1]) > 0
+        return delta[:-1].cumsum() > 0
 
     @cached_property
     def tag_chars_before(self) -> np.ndarray:
         """``tag_chars_before[j]``: characters of the tags before tag ``j`` (one entry more
         than tags: the last counts every tag character)."""
         out = np.zeros(self.tag_start.size + 1, dtype=np.int64)
-        np.cumsum(self.tag_end - self.tag_start, out=out[1:])
+        (self.tag_end - self.tag_start).cumsum(out=out[1:])
         return out
 
     # --- the text between the tags --------------------------------------------------------
@@ -253,7 +253,7 @@ class SourceArrays:
         lengths[1::2] = self.tag_end - self.tag_start
         flags = np.zeros(lengths.size, dtype=bool)
         flags[1::2] = True
-        return np.repeat(flags, lengths)
+        return flags.repeat(lengths)
 
     @cached_property
     def text_codes(self) -> np.ndarray:
@@ -268,7 +268,7 @@ class SourceArrays:
     def text_part(self) -> np.ndarray:
         """For each character outside the tags, the number of tags before it (which of the texts
         between the tags it belongs to)."""
-        return np.repeat(np.arange(self.tag_start.size + 1), self.text_lengths)
+        return np.arange(self.tag_start.size + 1).repeat(self.text_lengths)
 
     @cached_property
     def text_offset(self) -> np.ndarray:
@@ -295,7 +295,7 @@ class SourceArrays:
     def text_position(self, pos: np.ndarray) -> np.ndarray:
         """Text characters (outside tags) before each source position of ``pos``."""
         pos = np.asarray(pos, dtype=np.int64)
-        k = np.searchsorted(self.tag_start, pos, side="left")  # tags starting before pos
+        k = self.tag_start.searchsorted(pos, side="left")  # tags starting before pos
         inside = self._tag_end_before[k] > pos  # inside a tag: the text before that tag
         return np.where(inside, self.text_offset[k], pos - self.tag_chars_before[k])
 
@@ -334,7 +334,7 @@ class SourceArrays:
     def block_breaks_before(self) -> np.ndarray:
         """``block_breaks_before[j]``: block tags before tag ``j`` (one entry more than tags)."""
         out = np.zeros(self.tag_start.size + 1, dtype=np.int64)
-        np.cumsum(self.tag_is_block, out=out[1:])
+        self.tag_is_block.cumsum(out=out[1:])
         return out
 
     def text_of(self, char_mask: np.ndarray) -> str:
@@ -361,12 +361,12 @@ class SourceArrays:
         gap = (starts[1:] != ends[:-1]).nonzero()[0]  # merge spans that touch
         run_start = np.concatenate((starts[:1], starts[1:][gap]))
         run_end = np.concatenate((ends[:-1][gap], ends[-1:]))
-        k_start = np.searchsorted(self.tag_start, run_start, side="left")  # tags before
-        k_end = np.searchsorted(self.tag_start, run_end, side="left")
+        k_start = self.tag_start.searchsorted(run_start, side="left")  # tags before
+        k_end = self.tag_start.searchsorted(run_end, side="left")
         first, stop = int(k_start[0]), int(k_end[-1])
         block = self._block_tags(first, stop)
         blocks = np.zeros(stop - first + 1, dtype=np.int64)  # block tags of the range before tag k
-        np.cumsum(block, out=blocks[1:])
+        block.cumsum(out=blocks[1:])
         # the text of the range with a line break where each block tag starts
         text_start = run_start - self.tag_chars_before[k_start]
         text_end = run_end - self.tag_chars_before[k_end]
@@ -415,10 +415,10 @@ def clean_text(codes: np.ndarray) -> str:
     if amp.size:
         codes = _unescape_codes(codes, amp)
     solid = ~space_mask(codes)
-    first = int(np.argmax(solid))
+    first = int(solid.argmax())
     if not solid[first]:
         return ""
-    last = codes.size - int(np.argmax(solid[::-1]))
+    last = codes.size - int(solid[::-1].argmax())
     codes, solid = codes[first:last], solid[first:last]
     # a run of whitespace becomes its first character: a line break if the run holds one
     run_start = (solid[:-1] > solid[1:]).nonzero()[0] + 1
@@ -427,7 +427,7 @@ def clean_text(codes: np.ndarray) -> str:
         codes = codes.copy()
         newline = (codes == _NEWLINE).nonzero()[0]
         breaks = np.zeros(run_start.size, dtype=bool)
-        breaks[np.searchsorted(run_start, newline, side="right") - 1] = True
+        breaks[run_start.searchsorted(newline, side="right") - 1] = True
         codes[run_start] = np.where(breaks, _NEWLINE, _SPACE)
     return _as_text(codes[solid])
 
@@ -453,7 +453,7 @@ def _unescape_codes(codes: np.ndarray, amp: np.ndarray) -> np.ndarray:
     # (clipping repeats the last character, which completes no escape cut by the end)
     window = codes.take(amp[:, None] + _ESCAPE_POS, mode="clip")
     matches = ((window[:, None, :] == _ESCAPE_CODES[None, :, :]) | ~_ESCAPE_USED[None, :, :]).all(axis=2)
-    kind = np.argmax(matches, axis=1)
+    kind = matches.argmax(axis=1)
     if not matches[np.arange(amp.size), kind].all():
         return _utf32(_html.unescape(_as_text(codes)))
     out = codes.copy()
