@@ -381,7 +381,10 @@ def two_dimensional_model(ttr: np.ndarray, sigma: float, alpha: int) -> np.ndarr
 
 def _points(smoother: _Smoother, smoothed: np.ndarray, alpha: int) -> np.ndarray:
     derivative = np.abs(smoother(moving_average_derivative(smoothed, alpha)))
-    return np.column_stack((smoothed, derivative))
+    points = np.empty((smoothed.size, 2))
+    points[:, 0] = smoothed
+    points[:, 1] = derivative
+    return points
 
 
 class LineModel:
@@ -523,7 +526,7 @@ def kmeans(points: np.ndarray, k: int, max_iter: int, *, origin_fixed: bool = Fa
             ]
         )
         new = (extended @ toward).argmin(axis=1)
-        if labels is not None and (new == labels).all():
+        if labels is not None and new.tobytes() == labels.tobytes():
             break
         labels = new
         counts = np.bincount(labels, minlength=k).tolist()

@@ -260,9 +260,9 @@ class SourceArrays:
         """The code points outside the tags, in order (entities escaped)."""
         if self.tag_start.size == 0:
             return self.codes
-        index = np.arange(self.text_part.size)
-        index += self.tag_chars_before[self.text_part]  # the tag characters before each text one
-        return self.codes[index]
+        index = self.tag_chars_before.repeat(self.text_lengths)  # tag characters before each
+        index += np.arange(index.size)
+        return self.codes.take(index)
 
     @cached_property
     def text_part(self) -> np.ndarray:
@@ -282,8 +282,11 @@ class SourceArrays:
     def text_lengths(self) -> np.ndarray:
         """Length of each text between the tags (the first before tag 0, the last after the last
         tag)."""
-        bounds = np.concatenate(([0], self.tag_end, [self.size]))
-        return np.concatenate((self.tag_start, [self.size])) - bounds[:-1]
+        out = np.empty(self.tag_start.size + 1, dtype=np.int64)
+        out[:-1] = self.tag_start
+        out[-1] = self.size
+        out[1:] -= self.tag_end
+        return out
 
     @cached_property
     def non_space_chars(self) -> int:
