@@ -348,3 +348,14 @@ def test_missing_java_is_one_clear_line(tmp_path, capsys, monkeypatch):
     assert code == 2
     assert "Java 17" in err and "install" in err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_per_page_time_limit_gives_timeout_rows_and_the_task_goes_on(spark, tmp_path):
+    out = tmp_path / "timeouts"
+    cfg = config([SAMPLE], out, methods=("ccb",), params={"ccb": {"time_limit": 1e-6}})
+    summary = job.run(cfg, spark=spark)
+    rows = read_table(spark, out).where("method = 'ccb'").select("status", "error").collect()
+    truth = [t for t in warc_records(SAMPLE) if t["type"] == "response" and t["html"]]
+    assert len(rows) == len(truth)
+    assert all(r["status"] == "error" and r["error"] == "timeout" for r in rows), rows
+    assert summary["rows_by_method_status"]["ccb"] == {"error": len(truth)}
