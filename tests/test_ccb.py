@@ -95,7 +95,8 @@ def test_blur_stays_between_zero_and_one():
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 400), st.integers(0, 30), st.integers(1, 12), st.integers(0, 2**32 - 1))
 def test_blurs_are_repeated_blur(size, radius, count, seed):
-    # the matrix-product blurs equal blur() applied again and again, also across batches
+    # the matrix-product blurs equal blur() applied again and again, also across batches (up
+    # to single-precision rounding: Blurs computes in float32)
     rng = np.random.default_rng(seed)
     values = (rng.random(size) > 0.5).astype(float)
     kernel = gaussian_kernel(radius, radius / 3)
@@ -106,7 +107,7 @@ def test_blurs_are_repeated_blur(size, radius, count, seed):
         rows = blurs.next(count - done)
         for row in rows:
             expected = blur(expected, kernel)
-            np.testing.assert_allclose(row, expected, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(row, expected, rtol=0, atol=1e-5)
         done += len(rows)
 
 
