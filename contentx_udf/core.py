@@ -64,8 +64,14 @@ assert tuple(_REGISTRY) == METHODS
 
 def method_function(method: str) -> MethodFn:
     """The function implementing ``method``."""
-    module, name = _REGISTRY[check_method(method)]
-    return getattr(importlib.import_module(module), name)
+    fn = _FUNCTIONS.get(method)
+    if fn is None:
+        module, name = _REGISTRY[check_method(method)]
+        fn = _FUNCTIONS[method] = getattr(importlib.import_module(module), name)
+    return fn
+
+
+_FUNCTIONS: dict[str, MethodFn] = {}
 
 
 class PageTimeout(Exception):

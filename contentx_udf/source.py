@@ -24,6 +24,8 @@ from .tags import BLOCK_TAGS
 _COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
 #: A tag name as the regex reading has it: up to whitespace, "/" or ">".
 _NAME_RE = re.compile(r"[^\s/>]*")
+#: Memo key: :meth:`SourceArrays._block_tags` named a range of tags already.
+_ASKED_BLOCKS = ("source", "block tags of a range")
 
 _AMP, _NEWLINE, _SPACE, _SLASH, _LT, _GT = 38, 10, 32, 47, 60, 62
 #: Code points that ``str.isspace`` accepts (``str.split()`` and ``str.strip()`` split and strip
@@ -215,6 +217,9 @@ class SourceArrays:
             return self.tag_is_block[first:stop]
         if "_names" in self.__dict__:
             return _is_block(self.tag_key[first:stop])
+        if _ASKED_BLOCKS in self.memo:  # a second reading (extract_all): name every tag once
+            return self.tag_is_block[first:stop]
+        self.memo[_ASKED_BLOCKS] = True
         return _is_block(self._names_of(first, stop)[1])
 
     def tag_mask(self, names) -> np.ndarray:
