@@ -21,7 +21,9 @@ import numpy as np
 
 from .tags import BLOCK_TAGS
 
-_COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
+#: ``<!--.*?-->`` (DOTALL) written with possessive loops: the characters between "-" run
+#: through a class loop instead of trying "-->" at every position (same matches).
+_COMMENT_RE = re.compile(r"<!--[^-]*+(?:-(?!->)[^-]*+)*+-->")
 #: A tag name as the regex reading has it: up to whitespace, "/" or ">".
 _NAME_RE = re.compile(r"[^\s/>]*")
 #: Memo key: :meth:`SourceArrays._block_tags` named a range of tags already.
