@@ -73,7 +73,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .document import Document, SourceArrays
-from .source import clean_text
+from .source import clean_string
 
 if TYPE_CHECKING:
     from .core import MethodResult
@@ -570,33 +570,42 @@ def token_content_code_vector(words: TextWords, tags: int) -> tuple[np.ndarray, 
     return vector, word_entry
 
 
-def _span_mask(size: int, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Per-character mask of the spans ``[starts[i], ends[i])``, sorted and disjoint: one
-    ``np.repeat`` of alternating gap/span runs."""
-    if starts.size == 0:
-        return np.zeros(size, dtype=bool)
-    gaps = starts - np.concatenate(([0], ends[:-1]))
-    lengths = np.empty(2 * starts.size + 1, dtype=np.int64)
-    lengths[0:-1:2] = gaps
-    lengths[1::2] = ends - starts
-    lengths[-1] = size - ends[-1]
-    flags = np.zeros(lengths.size, dtype=bool)
-    flags[1::2] = True
-    return np.repeat(flags, lengths)
-
-
 def _text_of_words(src: SourceArrays, text: PageText, words: TextWords, selected: np.ndarray) -> str:
     """The text with the letters of the words not selected left out (whitespace stays, so that
     words stay apart): :meth:`SourceArrays.text_of`, computed on the text with its line breaks
-    (:attr:`SourceArrays.block_codes`) rather than on the whole source."""
-    dropped = ~selected
-    if not dropped.any():
+    (:attr:`SourceArrays.block_text`).
+
+    The selected words come in a few runs of consecutive words: each run's stretch of the text
+    is kept as it is, and what lies between two runs (whitespace, line breaks and the letters
+    of the words left out) becomes a line break if it holds one, else a space if it holds
+    whitespace, else nothing — what :func:`~.source.clean_text` makes of the whitespace left there.
+    """
+    if selected.all():
         return src.full_text
-    first = words.first[dropped]
+    padded = np.zeros(selected.size + 2, dtype=bool)
+    padded[1:-1] = selected
+    change = np.flatnonzero(padded[1:] != padded[:-1])  # where runs of selected words start and stop
+    if change.size == 0:
+        return ""
+    run_first = words.first[change[0::2]]
+    run_last = words.last[change[1::2] - 1]
     # a word lies between two block tags: its line breaks before it are those before its first letter
-    shift = np.searchsorted(text.tag_pos[src.tag_is_block], first, side="right")
-    codes = src.block_codes
-    return clean_text(codes[~_span_mask(codes.size, first + shift, words.last[dropped] + shift + 1)])
+    block_pos = text.tag_pos[src.tag_is_block]
+    starts = (run_first + np.searchsorted(block_pos, run_first, side="right")).tolist()
+    last_first = words.first[change[1::2] - 1]
+    ends = (run_last + 1 + np.searchsorted(block_pos, last_first, side="right")).tolist()
+    block_text = src.block_text
+    pieces = [block_text[starts[0] : ends[0]]]
+    for start, end, previous_end in zip(starts[1:], ends[1:], ends[:-1], strict=True):
+        gap = block_text[previous_end:start]
+        if "\n" in gap:
+            pieces.append("\n")
+        elif gap:
+            solid = gap.split()
+            if len(solid) != 1 or len(solid[0]) != len(gap):  # some whitespace
+                pieces.append(" ")
+        pieces.append(block_text[start:end])
+    return clean_string("".join(pieces))
 
 
 # --- the methods -------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from contentx_udf.ccb import (
     CharacterVector,
     PageText,
     WordSpans,
+    _text_of_words,
     blur,
     blur_until_stable,
     character_vector,
@@ -362,6 +363,34 @@ def test_same_as_the_per_character_formulation_on_hand_pages(method):
 def test_same_as_the_per_character_formulation_on_random_markup(parts, method):
     html = "<html><body>" + "".join(parts) + "</body></html>"
     assert extract(html, method).text == _reference(html, method)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(
+                ["<p>", "</p>", "<div>", "</div>", "<a href='x'>", "</a>", "<br>", "<b>", "</b>"]
+            ),
+            st.text(alphabet="ab x\n\t&;<\xa0\u2028", max_size=20),
+        ),
+        max_size=60,
+    ),
+    st.booleans(),
+    st.integers(0, 2**32 - 1),
+)
+def test_text_of_words_is_text_of_the_kept_characters(parts, tags_break_words, seed):
+    # runs of selected words + what lies between them == text_of(whitespace + selected letters)
+    src = Document.parse("<html><body>" + "".join(parts) + "</body></html>").source
+    text = PageText.of(src)
+    words = text_words(src, tags_break_words, text)
+    selected = np.random.default_rng(seed).random(words.count) < 0.5
+    mask = np.zeros(src.size, dtype=bool)
+    mask[src.source_position(np.flatnonzero(~text.is_letter))] = True
+    for first, last in zip(words.first[selected], words.last[selected], strict=True):
+        letters = np.arange(first, last + 1)
+        mask[src.source_position(letters[text.is_letter[letters]])] = True
+    assert _text_of_words(src, text, words, selected) == src.text_of(mask)
 
 
 # --- hand-built pages ----------------------------------------------------------------------------
