@@ -302,6 +302,13 @@ def blur_until_stable(
     return BlurOutcome(ratios.copy(), extracted, max_iter, False)
 
 
+def _at_most(threshold: float, dtype: np.dtype) -> np.generic:
+    """The largest value of ``dtype`` not above ``threshold``: a value of ``dtype`` is above it
+    exactly when it is above ``threshold``."""
+    edge = np.asarray(threshold, dtype=dtype)[()]
+    return np.nextafter(edge, dtype.type(-np.inf)) if float(edge) > threshold else edge
+
+
 @dataclass
 class WordSpans:
     """Words as closed spans ``[first, last]`` of a blurred vector (entry coordinates).
@@ -349,14 +356,18 @@ class WordSpans:
             return np.zeros((rows, words), dtype=bool)
         # the rows one after the other, each with the threshold itself before and after it: a
         # row starts and ends below the threshold and crosses it alternately up and down
+        # (in the ratios' precision: the threshold as the largest value not above it, which
+        # is above the threshold exactly when it is above that value; a border
+        # crossing lands within a rounding error of where it would with the threshold itself)
         width = size + 2
-        padded = np.empty((rows, width))
+        edge = _at_most(threshold, ratios.dtype)
+        padded = np.empty((rows, width), dtype=ratios.dtype)
         padded[:, 1:-1] = ratios
-        padded[:, 0 :: width - 1] = threshold
+        padded[:, 0 :: width - 1] = edge
         values = padded.reshape(-1)
-        above = values > threshold
+        above = values > edge
         at = np.flatnonzero(above[1:] != above[:-1])  # crossings between `at` and `at + 1`
-        low = values[at]
+        low = values[at].astype(np.float64)
         at = at + (threshold - low) / (values[at + 1] - low)
         # the words of each row as spans in the same coordinates (a span's place on the
         # vector + 1 + the row's start); an interval's words: from the first whose span ends
@@ -693,7 +704,8 @@ def character_ccb(
             """Whole words (§III-C): a word is extracted entirely when one of its characters is above t."""
             if words.count == 0:
                 return np.zeros((len(ratios), 0), dtype=bool)
-            return np.logical_or.reduceat(ratios[:, letter_entry] > threshold, words.rank, axis=1)
+            above = ratios[:, letter_entry] > _at_most(threshold, ratios.dtype)
+            return np.logical_or.reduceat(above, words.rank, axis=1)
 
         outcome, scores = _run(params, vector.values(), extracted_by, words.count)
     else:  # blurred on cells of `cell` characters, ratios interpolated in between
@@ -722,7 +734,7 @@ def token_ccb(doc: Document, params: dict[str, Any]) -> tuple[str, dict[str, flo
 
     def extracted_by(ratios: np.ndarray) -> np.ndarray:
         """Word tokens whose content code ratio is above t (§III-C)."""
-        return ratios[:, word_entry] > threshold
+        return ratios[:, word_entry] > _at_most(threshold, ratios.dtype)
 
     outcome, scores = _run(params, content_code, extracted_by, words.count)
     return _text_of_words(src, _page_text(src), words, outcome.extracted), scores
