@@ -171,6 +171,28 @@ def _band_matrix(kernel: np.ndarray, block: int) -> np.ndarray:
     return matrix
 
 
+_BORDER_SCALES: dict[tuple[bytes, int], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _border_scales(kernel: np.ndarray, tail: int) -> tuple[np.ndarray, np.ndarray]:
+    """Factors (float32) for the first ``radius`` entries of a blurred vector and for its last
+    ``tail`` entries in its blocks (``radius`` entries of the vector, then zeros for the rest of
+    the last block): the inverse :func:`neighbourhood_weight` of a vector of
+    ``2 * radius`` entries, which has the same border weights (cached)."""
+    key = (kernel.tobytes(), tail)
+    scales = _BORDER_SCALES.get(key)
+    if scales is None:
+        radius = len(kernel) // 2
+        weight = neighbourhood_weight(2 * radius, kernel)
+        tail_scale = np.zeros(tail, dtype=np.float32)
+        tail_scale[:radius] = 1.0 / weight[radius:]
+        scales = ((1.0 / weight[:radius]).astype(np.float32), tail_scale)
+        if len(_BORDER_SCALES) >= 256:
+            _BORDER_SCALES.clear()
+        _BORDER_SCALES[key] = scales
+    return scales
+
+
 class Blurs:
     """The successive blurs of a vector (:func:`blur` applied again and again), a batch at a time.
 
@@ -211,12 +233,9 @@ class Blurs:
         # the first and the last `radius` entries are divided by their weight (a vector of
         # 2 * radius entries has the same border weights); the blocks' tail past the vector
         # is set back to zero
-        weight = neighbourhood_weight(2 * radius, kernel)
         self.head = rows[:, block : block + radius]
-        self.head_scale = (1.0 / weight[:radius]).astype(np.float32)
         self.tail = rows[:, block + size - radius : block + blocks * block]
-        self.tail_scale = np.zeros(self.tail.shape[1], dtype=np.float32)
-        self.tail_scale[:radius] = 1.0 / weight[radius:]
+        self.head_scale, self.tail_scale = _border_scales(kernel, self.tail.shape[1])
         self.used = 0
 
     def next(self, count: int) -> np.ndarray:
