@@ -392,10 +392,25 @@ class WordSpans:
         # vector + 1 + the row's start); an interval's words: from the first whose span ends
         # after its start, up to the last whose span starts before its end
         first, last = self._tiled(rows, width)
-        total = rows * words + 1
-        count = np.bincount(np.searchsorted(last, at[0::2], side="right"), minlength=total)
-        count -= np.bincount(np.searchsorted(first, at[1::2], side="left"), minlength=total)
-        return (np.cumsum(count[:-1]) > 0).reshape(rows, words)
+        lo = last.searchsorted(at[0::2], side="right")
+        hi = first.searchsorted(at[1::2], side="left")
+        # the words of an interval are the range lo:hi; both ascend: merge the ranges that
+        # overlap or touch, leave out the empty ones, and lay the runs out with np.repeat
+        keep = (hi > lo).nonzero()[0]
+        if keep.size == 0:
+            return np.zeros((rows, words), dtype=bool)
+        lo, hi = lo[keep], hi[keep]
+        apart = (lo[1:] > hi[:-1]).nonzero()[0]
+        bounds = np.empty(2 * apart.size + 4, dtype=np.int64)  # 0, start, end, start, ..., end, size
+        bounds[0] = 0
+        bounds[1] = lo[0]
+        bounds[3:-2:2] = lo[1:][apart]
+        bounds[2:-3:2] = hi[:-1][apart]
+        bounds[-2] = hi[-1]
+        bounds[-1] = rows * words
+        flags = np.zeros(bounds.size - 1, dtype=bool)
+        flags[1::2] = True
+        return flags.repeat(np.diff(bounds)).reshape(rows, words)
 
 
 # --- the source: text, words, tokens -----------------------------------------------------
