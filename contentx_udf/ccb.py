@@ -490,7 +490,10 @@ def text_words(src: SourceArrays, tags_break_words: bool, text: PageText | None 
     first = np.flatnonzero(start)
     last = np.flatnonzero(end)
     rank = text.letters_before[first]
-    return TextWords(first, last, rank, text.tags_before(first), text.tags_before(last))
+    tags_first = text.tags_before(first)
+    # every tag ends a word: no tag inside one
+    tags_last = tags_first if tags_break_words else text.tags_before(last)
+    return TextWords(first, last, rank, tags_first, tags_last)
 
 
 def _memo(src: SourceArrays) -> dict[Any, Any]:
