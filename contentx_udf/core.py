@@ -10,6 +10,7 @@ names and bad parameters are caller errors and raise ``ValueError``.
 
 from __future__ import annotations
 
+import _signal
 import importlib
 import signal
 import threading
@@ -86,6 +87,11 @@ def _alarm_usable() -> bool:
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
+#: ``signal.signal`` without its enum wrapping of the previous handler (a Python handler costs
+#: it a raised and caught ``ValueError``): the C function it wraps, same effect.
+_set_handler = getattr(_signal, "signal", signal.signal)
+
+
 @contextmanager
 def _alarm_handler(usable: bool) -> Iterator[None]:
     """Install the ``SIGALRM`` handler for the block (the previous one is restored after).
@@ -96,12 +102,12 @@ def _alarm_handler(usable: bool) -> Iterator[None]:
     if not usable:
         yield
         return
-    previous = signal.signal(signal.SIGALRM, _raise_timeout)
+    previous = _set_handler(signal.SIGALRM, _raise_timeout)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        _set_handler(signal.SIGALRM, previous)
 
 
 @contextmanager
