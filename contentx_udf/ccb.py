@@ -283,6 +283,23 @@ class BlurOutcome:
 _BATCHES = (16, 8)
 
 
+def _first_stable(before: np.ndarray, now: np.ndarray, tolerance: float) -> int:
+    """The first row of ``now`` that differs from the row before it (``before`` for the first)
+    in at most ``tolerance`` elements, or -1."""
+    if tolerance < 1:  # no change allowed: rows compared as bytes (a reduction along the rows
+        # of a small 2-D array takes numpy longer than a Python loop over them)
+        previous = before.tobytes()
+        for row in range(len(now)):
+            current = now[row].tobytes()
+            if current == previous:
+                return row
+            previous = current
+        return -1
+    changes = np.count_nonzero(now != np.concatenate((before[None, :], now[:-1])), axis=1)
+    stable = np.flatnonzero(changes <= tolerance)
+    return int(stable[0]) if stable.size else -1
+
+
 def blur_until_stable(
     content_code: np.ndarray,
     kernel: np.ndarray,
@@ -310,10 +327,8 @@ def blur_until_stable(
         wanted = (_BATCHES[0] if done == 0 else _BATCHES[-1]) if extracted.size else 1
         rows = blurs.next(min(wanted, max_iter - done))
         now = extracted_by(rows)
-        changes = np.count_nonzero(now != np.concatenate((extracted[None, :], now[:-1])), axis=1)
-        stable = np.flatnonzero(changes <= tolerance)
-        if stable.size:
-            row = int(stable[0])
+        row = _first_stable(extracted, now, tolerance)
+        if row >= 0:
             return BlurOutcome(rows[row].copy(), now[row], done + row + 1, True)
         extracted = now[-1]
         ratios = rows[-1]
