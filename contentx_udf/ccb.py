@@ -756,7 +756,7 @@ def character_ccb(
             """Whole words (§III-C): a word is extracted entirely when one of its characters is above t."""
             if words.count == 0:
                 return np.zeros((len(ratios), 0), dtype=bool)
-            above = ratios[:, letter_entry] > _at_most(threshold, ratios.dtype)
+            above = ratios.take(letter_entry, axis=1) > _at_most(threshold, ratios.dtype)
             return np.logical_or.reduceat(above, words.rank, axis=1)
 
         outcome, scores = _run(params, vector.values(), extracted_by, words.count)
@@ -786,7 +786,7 @@ def token_ccb(doc: Document, params: dict[str, Any]) -> tuple[str, dict[str, flo
 
     def extracted_by(ratios: np.ndarray) -> np.ndarray:
         """Word tokens whose content code ratio is above t (§III-C)."""
-        return ratios[:, word_entry] > _at_most(threshold, ratios.dtype)
+        return ratios.take(word_entry, axis=1) > _at_most(threshold, ratios.dtype)
 
     outcome, scores = _run(params, content_code, extracted_by, words.count)
     return _text_of_words(src, _page_text(src), words, outcome.extracted), scores
