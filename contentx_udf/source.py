@@ -56,11 +56,28 @@ def name_key(name: str) -> int:
 _SHORT_NAME = 6  # most tag names are no longer
 
 
+#: For 16-bit code points: the key digit of a name character (0: not an ASCII letter or
+#: digit), and whether a character may end a name (the serialiser writes " ", ">" or "/").
+_KEY_DIGIT = np.zeros(1 << 16, dtype=np.uint8)
+for _c in b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ":
+    _KEY_DIGIT[_c] = (_c | 32) - 47
+_NAME_STOP = np.zeros(1 << 16, dtype=bool)
+_NAME_STOP[[_SPACE, _GT, _SLASH]] = True
+
+
 def _name_keys(codes: np.ndarray, name_start: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
     """Length and key of the names starting at ``name_start`` when they are ASCII letters and
     digits ending at whitespace, "/" or ">" within ``width`` characters; else length -1."""
     rows = _KEY_ROWS[:width]
     window = codes.take(rows + name_start, mode="clip")  # one row per position: long rows
+    if window.dtype == np.uint16:  # look-up tables instead of the arithmetic below
+        digit = _KEY_DIGIT.take(window)
+        length = digit.astype(bool).argmin(axis=0)  # the first character that is no digit
+        stop = window[length, np.arange(name_start.size)]
+        digit[rows >= length] = 0
+        key = _KEY_POWERS[:width] @ digit
+        length[~_NAME_STOP.take(stop)] = -1
+        return length, key
     folded = window | 32  # letters to lower case; digits stay
     plain = (folded - 97) <= 25  # a letter (unsigned: below "a" wraps to the top) ...
     plain |= (window - 48) <= 9  # ... or a digit
