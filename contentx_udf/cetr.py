@@ -439,13 +439,17 @@ def farthest_first_centres(points: np.ndarray, k: int, *, from_origin: bool = Fa
     origin, or with ``from_origin`` the origin itself counts as an already chosen centre (it
     is not returned).  Fewer than ``k`` indices come back when the points run out.
     """
-    x, y = points[:, 0].copy(), points[:, 1].copy()
+    return _farthest_first(points[:, 0].copy(), points[:, 1].copy(), k, from_origin)
+
+
+def _farthest_first(x: np.ndarray, y: np.ndarray, k: int, from_origin: bool) -> np.ndarray:
+    """:func:`farthest_first_centres` of the points ``(x, y)`` (contiguous copies)."""
     nearest = x * x + y * y
     chosen: list[int] = []
-    if not from_origin and points.shape[0]:
+    if not from_origin and x.size:
         chosen.append(int(nearest.argmin()))
         nearest = _squared_distance(x, y, chosen[0])
-    while len(chosen) < min(k, points.shape[0]):
+    while len(chosen) < min(k, x.size):
         nxt = int(nearest.argmax())
         if nearest[nxt] <= 0:
             break  # every point coincides with a centre
@@ -501,16 +505,16 @@ def kmeans(points: np.ndarray, k: int, max_iter: int, *, origin_fixed: bool = Fa
     ``max_iter`` times, on :func:`fit_sample` of the points.
     """
     fit = fit_sample(points)
-    if origin_fixed:
-        free = fit[farthest_first_centres(fit, k - 1, from_origin=True)]
-        centroids = np.vstack((np.zeros((1, 2)), free))
-    else:
-        centroids = fit[farthest_first_centres(fit, k)].copy()
-    k = centroids.shape[0]
-    movable = [not origin_fixed] + [True] * (k - 1)
-    cx, cy = centroids[:, 0].tolist(), centroids[:, 1].tolist()
-    labels = None
     x, y = fit[:, 0].copy(), fit[:, 1].copy()
+    if origin_fixed:
+        first = _farthest_first(x, y, k - 1, True)
+        cx, cy = [0.0, *x.take(first).tolist()], [0.0, *y.take(first).tolist()]
+    else:
+        first = _farthest_first(x, y, k, False)
+        cx, cy = x.take(first).tolist(), y.take(first).tolist()
+    k = len(cx)
+    movable = [not origin_fixed] + [True] * (k - 1)
+    labels = None
     # nearest_centroid as one product: (x, y, 1) . (-2 cx, -2 cy, cx^2 + cy^2), the constant
     # term added last as there (same values, checked on the development set)
     extended = np.empty((fit.shape[0], 3))
