@@ -229,11 +229,6 @@ def subtree_argmax(
     return result
 
 
-def tag_mask(dom: DomArrays, names: tuple[str, ...]) -> np.ndarray:
-    """Mask of the elements whose tag is one of ``names`` (:meth:`DomArrays.has_tag`)."""
-    return dom.has_tag(tuple(names))
-
-
 def ancestors_of(dom: DomArrays, nodes: np.ndarray) -> np.ndarray:
     """Mask of the nodes that have one of ``nodes`` in their subtree (the nodes themselves included)."""
     marks = np.zeros(dom.size, dtype=bool)
