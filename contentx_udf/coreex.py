@@ -72,10 +72,6 @@ def word_counts(dom: DomArrays) -> np.ndarray:
     return out
 
 
-def _mask(dom: DomArrays, names: tuple[str, ...]) -> np.ndarray:
-    return dom.has_tag(names)
-
-
 @dataclass(frozen=True)
 class CoreExCounts:
     """Per-node counts of §2 (arrays over all DOM nodes, pre-order)."""
@@ -90,8 +86,8 @@ class CoreExCounts:
 def coreex_counts(dom: DomArrays, words: np.ndarray, *, ignore_form_tags: bool = True) -> CoreExCounts:
     """``textCnt`` and ``linkCnt`` of every node (§2) as subtree sums of the own contributions."""
     none = np.zeros(dom.size, dtype=bool)
-    is_link = _mask(dom, LINK_TAGS)
-    ignored_roots = _mask(dom, IGNORED_TAGS) if ignore_form_tags else none
+    is_link = dom.has_tag(LINK_TAGS)
+    ignored_roots = dom.has_tag(IGNORED_TAGS) if ignore_form_tags else none
     ignored = dom.within(ignored_roots) if np.count_nonzero(ignored_roots) else none
     inside_link = dom.within(is_link) & ~is_link if np.count_nonzero(is_link) else none
     counted = ~ignored & ~inside_link
