@@ -44,6 +44,11 @@ def tokens(text: str | None) -> list[str]:
     return _TOKEN_RE.findall(text or "")
 
 
+def _token_list(text: str | Sequence[str] | None) -> list[str]:
+    """The tokens of a text, or a list of tokens as it is (already tokenised)."""
+    return tokens(text) if text is None or isinstance(text, str) else list(text)
+
+
 def shingles(toks: Sequence[str], n: int = SHINGLE_N) -> Counter[tuple[str, ...]]:
     """Multiset of word ``n``-grams; a text with 1..n-1 tokens gives one shorter shingle, none gives none."""
     if not toks:
@@ -70,9 +75,11 @@ class PageScore:
     exact: bool = False
 
 
-def shingle_scores(pred: str | None, gold: str | None) -> PageScore:
-    """Per-page shingle TP/FP/FN (normalised) and precision/recall, scrapinghub README "Metric"."""
-    pred_toks, gold_toks = tokens(pred), tokens(gold)
+def shingle_scores(pred: str | Sequence[str] | None, gold: str | Sequence[str] | None) -> PageScore:
+    """Per-page shingle TP/FP/FN (normalised) and precision/recall, scrapinghub README "Metric".
+
+    Texts are tokenised with :func:`tokens` (token lists are taken as they are)."""
+    pred_toks, gold_toks = _token_list(pred), _token_list(gold)
     p, g = shingles(pred_toks), shingles(gold_toks)
     tp = sum((p & g).values())
     fp = sum((p - g).values())
@@ -189,8 +196,7 @@ def lcs_scores(pred: str | Sequence[str], gold: str | Sequence[str]) -> tuple[fl
     (sequence, not bag of words). Texts are tokenised with :func:`tokens`. Both empty gives (1, 1, 1);
     a ratio with an empty denominator otherwise counts as 0.
     """
-    a = tokens(pred) if isinstance(pred, str) else list(pred)
-    b = tokens(gold) if isinstance(gold, str) else list(gold)
+    a, b = _token_list(pred), _token_list(gold)
     if not a and not b:
         return 1.0, 1.0, 1.0
     lcs = lcs_length(a, b)
@@ -208,8 +214,7 @@ def cleaneval_score(pred: str | Sequence[str], gold: str | Sequence[str]) -> flo
     distance = |a| + |b| - 2L and alignmentLength = |a| + |b| - L, which gives Eq. 4:
     ``L / (|a| + |b| - L)``. Both texts empty scores 1.
     """
-    a = tokens(pred) if isinstance(pred, str) else list(pred)
-    b = tokens(gold) if isinstance(gold, str) else list(gold)
+    a, b = _token_list(pred), _token_list(gold)
     if not a and not b:
         return 1.0
     lcs = lcs_length(a, b)
@@ -442,7 +447,7 @@ def evaluate(
             ptoks = tokens(text)
             if ok and not ptoks:
                 n_empty += 1
-            scores.append(shingle_scores(text, page.text))
+            scores.append(shingle_scores(ptoks, gtoks))
             if lcs:
                 lcs_f1s.append(lcs_scores(ptoks, gtoks)[2])
                 ce.append(cleaneval_score(ptoks, gtoks))
