@@ -31,14 +31,13 @@ from selectolax.lexbor import LexborHTMLParser
 
 from .decode import decode_html
 from .source import SourceArrays
-from .tags import (  # noqa: F401  (re-exported: the algorithm modules import them from here)
-    _BLOCK_IDS,
+from .tags import (
     _OPTIONAL_END_TAGS,
     BLOCK_TAGS,
     COMMENT_TAG_ID,
     HIDDEN_SELECTOR,
     REMOVED_TAGS,
-    TAG_IDS,
+    TAG_IDS,  # noqa: F401  (re-exported: tests look tags up by name from here)
     TEXT_TAG_ID,
     VOID_TAGS,
     tag_ids,
@@ -345,13 +344,6 @@ def _tag_table(names: frozenset[str] | tuple[str, ...]) -> np.ndarray:
     table = np.zeros(256, dtype=bool)
     table[ids[(ids >= 0) & (ids < 255)]] = True
     return table
-
-
-def tag_mask(tag_id: np.ndarray, names) -> np.ndarray:
-    """Mask of the nodes whose tag is one of ``names`` (a lookup table over the small ids of
-    the standard tags; custom elements, whose ids are large, are never in it)."""
-    table = _tag_table(names if isinstance(names, frozenset | tuple) else tuple(names))
-    return table.take(np.minimum(tag_id, 255))
 
 
 def flatten_dom(root, max_nodes: int) -> DomArrays:

@@ -76,6 +76,3 @@ COMMENT_TAG_ID = 4
 def tag_ids(names) -> np.ndarray:
     """Lexbor tag ids of the given tag names (unknown names are left out)."""
     return np.array(sorted({TAG_IDS[n] for n in names if n in TAG_IDS}), dtype=np.int64)
-
-
-_BLOCK_IDS = tag_ids(BLOCK_TAGS)
