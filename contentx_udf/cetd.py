@@ -450,10 +450,6 @@ def cectd_s(doc: Document, params: dict[str, Any]):
     smoothed = smooth_with_siblings(dom, density, params["sibling_weight"])
     threshold = params["lambda_"] * float(smoothed[0])
     content = counts.is_element & (smoothed >= threshold)
-    owner = dom.parent0
-    if params["inline_follows_block"]:
-        owner = nearest_block(dom).take(owner)
-    text_mask = dom.is_text & dom.has_parent & content.take(owner)
     scores = {
         "threshold": threshold,
         "body_density": float(density[0]),
@@ -462,8 +458,12 @@ def cectd_s(doc: Document, params: dict[str, Any]):
     if not content[1:].any():
         # no element is denser than <body> itself: the page is uniformly dense (no boilerplate
         # to tell apart), so all of it is content rather than none of it
-        text_mask = dom.is_text
         scores["whole_page"] = 1.0
+        return MethodResult(text=dom.text_of(dom.is_text), scores=scores)
+    owner = dom.parent0
+    if params["inline_follows_block"]:
+        owner = nearest_block(dom).take(owner)
+    text_mask = dom.is_text & dom.has_parent & content.take(owner)
     return MethodResult(text=dom.text_of(text_mask), scores=scores)
 
 
