@@ -100,10 +100,11 @@ class Lines:
         return len(self.start)
 
 
-def rebreak_points(
+def _rebreak(
     source: SourceArrays, starts: np.ndarray, ends: np.ndarray, every: int, over: int
-) -> np.ndarray:
-    """Extra line starts that re-break every line longer than ``over`` characters.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Extra line starts that re-break every line longer than ``over`` characters, with, for
+    each, the text characters and the tags before it.
 
     Overview FAQ: "we insert a newline character into the HTML code after 60 (or so)
     characters.  If that 60th character is in the middle of a tag, then we insert the newline
@@ -111,13 +112,6 @@ def rebreak_points(
     ``every``-character mark of the line; candidates are whitespace outside tags and the
     boundary between two adjacent tags, so no tag and no word is cut.
     """
-    return _rebreak(source, starts, ends, every, over)[0]
-
-
-def _rebreak(
-    source: SourceArrays, starts: np.ndarray, ends: np.ndarray, every: int, over: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`rebreak_points` with, for each point, the text characters and the tags before it."""
     none = np.zeros(0, dtype=np.int64)
     if every <= 0:
         return none, none, none
