@@ -249,17 +249,6 @@ class SourceArrays:
             return np.fromiter(map(names.__contains__, self.tag_name), dtype=bool, count=len(self.tag_name))
         return np.isin(self.tag_key, np.array(keys, dtype=np.int64))
 
-    def inside(self, names) -> np.ndarray:
-        """Per-character mask: the character lies inside an element named in ``names``
-        (between its start and end tag, the tags included)."""
-        sel = self.tag_mask(names)
-        delta = np.zeros(self.size + 1, dtype=np.int64)
-        opening = sel & ~self.tag_closing
-        closing = sel & self.tag_closing
-        np.add.at(delta, self.tag_start[opening], 1)
-        np.add.at(delta, self.tag_end[closing], -1)
-        return delta[:-1].cumsum() > 0
-
     @cached_property
     def tag_chars_before(self) -> np.ndarray:
         """``tag_chars_before[j]``: characters of the tags before tag ``j`` (one entry more
@@ -342,27 +331,12 @@ class SourceArrays:
     @cached_property
     def block_codes(self) -> np.ndarray:
         """:attr:`text_codes` with a line break where each block tag starts."""
-        text = self.text_codes
-        at = self.text_offset[self.tag_is_block.nonzero()[0] + 1]  # text before each block tag
-        at += np.arange(at.size)  # where its line break lands among the others
-        out = np.empty(text.size + at.size, dtype=text.dtype)
-        out[at] = _NEWLINE
-        keep = np.ones(out.size, dtype=bool)
-        keep[at] = False
-        out[keep] = text
-        return out
+        return _with_breaks(self.text_codes, self.text_offset[self.tag_is_block.nonzero()[0] + 1])
 
     @cached_property
     def block_text(self) -> str:
         """:attr:`block_codes` as a string."""
         return _as_text(self.block_codes)
-
-    @cached_property
-    def block_breaks_before(self) -> np.ndarray:
-        """``block_breaks_before[j]``: block tags before tag ``j`` (one entry more than tags)."""
-        out = np.zeros(self.tag_start.size + 1, dtype=np.int64)
-        self.tag_is_block.cumsum(out=out[1:])
-        return out
 
     def text_of(self, char_mask: np.ndarray) -> str:
         """Text of the selected non-tag characters; block tags become line breaks."""
@@ -399,13 +373,7 @@ class SourceArrays:
         text_end = run_end - self.tag_chars_before[k_end]
         base = int(text_start[0])
         text = self.text_codes[base : int(text_end[-1])]
-        at = self.text_offset[block.nonzero()[0] + first + 1] - base
-        at += np.arange(at.size)  # where each line break lands among the others
-        local = np.empty(text.size + at.size, dtype=text.dtype)
-        local[at] = _NEWLINE
-        keep = np.ones(local.size, dtype=bool)
-        keep[at] = False
-        local[keep] = text
+        local = _with_breaks(text, self.text_offset[block.nonzero()[0] + first + 1] - base)
         # span positions in it: text characters and block tags before the position
         k_start -= first
         k_end -= first
@@ -422,6 +390,18 @@ class SourceArrays:
     @cached_property
     def full_text(self) -> str:
         return clean_text(self.block_codes)
+
+
+def _with_breaks(text: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The code points ``text`` with a line break inserted before each of the sorted
+    positions ``at`` (which this changes: callers pass a fresh array)."""
+    at += np.arange(at.size)  # where each line break lands among the others
+    out = np.empty(text.size + at.size, dtype=text.dtype)
+    out[at] = _NEWLINE
+    keep = np.ones(out.size, dtype=bool)
+    keep[at] = False
+    out[keep] = text
+    return out
 
 
 def clean_string(text: str) -> str:
