@@ -14,11 +14,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .job_errors import UserError
+
 PROG = "contentx"
-
-
-class UserError(Exception):
-    """A mistake in the command line or its inputs: reported in one line, exit code 2."""
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -140,15 +138,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(argv: list[str]) -> int:
-    try:
-        job = importlib.import_module("contentx_udf.job")
-    except ModuleNotFoundError as e:
-        if e.name != "contentx_udf.job":
-            raise
-        print(f"{PROG}: error: the Spark job module contentx_udf.job is not installed", file=sys.stderr)
-        return 1
-    rc = job.main(argv)
-    return rc if isinstance(rc, int) else 0
+    # imported on use: `extract` and `evaluate` never load the job
+    return importlib.import_module("contentx_udf.job").main(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
