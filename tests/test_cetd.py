@@ -22,6 +22,8 @@ from contentx_udf.cetd import (
 )
 from contentx_udf.document import TAG_IDS, Document
 
+from .helpers import ARTICLE, NAV, element_indices
+
 CETD_METHODS = ("cetd-ds", "cectd-s", "cectd-ds")
 
 # Example 1 of the paper (§3.1), with the article body shortened so that the counts are those of
@@ -32,10 +34,6 @@ EXAMPLE_1 = (
     '<div class="articleBody">The announcement came as <a>Bill Richardson</a></div>'
     "</div></div></body></html>"
 )
-
-
-def element_indices(dom, name: str) -> list[int]:
-    return [i for i in range(dom.size) if dom.tag_id[i] == TAG_IDS[name]]
 
 
 # --- formulas: §3.2 Example 2 and Def. 2 -----------------------------------------------------
@@ -243,12 +241,6 @@ def test_threshold_is_the_minimum_density_on_the_path():
 
 # --- hand-built pages ------------------------------------------------------------------------
 
-ARTICLE = [
-    f"Paragraph {i}: the council approved the new budget after a long debate about schools, roads "
-    f"and the library, and the mayor said the plan would be reviewed again next spring."
-    for i in range(8)
-]
-NAV = "<ul>" + "".join(f'<li><a href="/s{i}">Section {i}</a></li>' for i in range(12)) + "</ul>"
 FOOTER = (
     '<div class="footer"><a href="/about">About us</a> | <a href="/contact">Contact</a> | '
     '<a href="/privacy">Privacy policy</a> | <a href="/terms">Terms of use</a></div>'
@@ -388,8 +380,6 @@ def test_large_flat_page_is_fast(method):
 
 def test_cectd_s_keeps_a_page_that_is_all_content():
     """No element is denser than <body>: the whole page is content, not nothing."""
-    from contentx_udf import extract
-
     html = "<html><body>" + "".join(
         f"<p>Paragraph {i} says something with plenty of words in it.</p>" for i in range(12)
     )

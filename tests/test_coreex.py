@@ -8,7 +8,9 @@ import pytest
 
 from contentx_udf import extract
 from contentx_udf.coreex import best_node, coreex_counts, coreex_scores, word_counts
-from contentx_udf.document import TAG_IDS, Document
+from contentx_udf.document import Document
+
+from .helpers import ARTICLE, NAV, element_indices
 
 PAPER = {"weight_ratio": 0.99, "weight_text": 0.01, "subset_threshold": 0.9}
 
@@ -22,15 +24,11 @@ TREE = (
 )
 
 
-def elements(dom, name: str) -> list[int]:
-    return [i for i in range(dom.size) if dom.tag_id[i] == TAG_IDS[name]]
-
-
 def test_counts_on_the_hand_computed_tree():
     dom = Document.parse(TREE).dom
     counts = coreex_counts(dom, word_counts(dom))
-    nav, main = elements(dom, "div")
-    p1, p2 = elements(dom, "p")
+    nav, main = element_indices(dom, "div")
+    p1, p2 = element_indices(dom, "p")
     # a link is terminal and counts as one word and one link, whatever its anchor text (§2)
     assert (counts.text_cnt[nav], counts.link_cnt[nav]) == (3, 3)
     assert (counts.text_cnt[p1], counts.link_cnt[p1]) == (10, 0)
@@ -43,8 +41,8 @@ def test_scores_on_the_hand_computed_tree():
     dom = Document.parse(TREE).dom
     counts = coreex_counts(dom, word_counts(dom))
     score, in_set, set_text, set_link = coreex_scores(dom, counts, **PAPER)
-    nav, main = elements(dom, "div")
-    p1, p2 = elements(dom, "p")
+    nav, main = element_indices(dom, "div")
+    p1, p2 = element_indices(dom, "p")
     # S(body) = {main} (ratio 15/16 > 0.9; nav 0/3 is not); S(main) = {p1} (p2: 5/6 < 0.9)
     assert in_set[main] and not in_set[nav]
     assert in_set[p1] and not in_set[p2]
@@ -86,12 +84,6 @@ def test_form_elements_are_ignored():
 
 # --- hand-built pages ------------------------------------------------------------------------
 
-ARTICLE = [
-    f"Paragraph {i}: the council approved the new budget after a long debate about schools, roads "
-    f"and the library, and the mayor said the plan would be reviewed again next spring."
-    for i in range(8)
-]
-NAV = "<ul>" + "".join(f'<li><a href="/s{i}">Section {i}</a></li>' for i in range(12)) + "</ul>"
 FOOTER = '<div class="footer"><a href="/about">About us</a> | <a href="/privacy">Privacy policy</a></div>'
 
 
