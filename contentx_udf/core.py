@@ -97,7 +97,9 @@ def _alarm_handler(usable: bool) -> Iterator[None]:
     """Install the ``SIGALRM`` handler for the block (the previous one is restored after).
 
     Installed once per page, the timers of its steps are then one ``setitimer`` each
-    (``signal.signal`` costs more than the timer: it wraps handlers in enums).
+    (``signal.signal`` costs more than the timer: it wraps handlers in enums).  The
+    :class:`PageTimeout` arrives at the next Python bytecode, so C calls are not interrupted:
+    every method bounds its C-level work through the page limits instead.
     """
     if not usable:
         yield
@@ -108,20 +110,6 @@ def _alarm_handler(usable: bool) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         _set_handler(signal.SIGALRM, previous)
-
-
-@contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    """Raise :class:`PageTimeout` in the block after ``seconds`` (main thread only; else no-op).
-
-    Uses ``SIGALRM``: the exception arrives at the next Python bytecode, so C calls are not
-    interrupted -- every method bounds its C-level work through the page limits instead.
-    """
-    usable = bool(seconds and seconds > 0 and _alarm_usable())
-    with _alarm_handler(usable):
-        if usable:
-            signal.setitimer(signal.ITIMER_REAL, seconds)
-        yield
 
 
 def _limits(params: dict[str, Any]) -> Limits:
