@@ -19,20 +19,18 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
-import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from _common import FIXTURES, REPO, SCALE_FIXTURE, scale_copies
+
 sys.path.insert(0, str(REPO))
 
 from contentx_udf import extract_all  # noqa: E402
 from contentx_udf.job import JobConfig, run  # noqa: E402
 from contentx_udf.warc import iter_warc_rows  # noqa: E402
-
-FIXTURES = REPO.parent / "shared" / "warc" / "fixtures"
 
 
 def loop_file(args: tuple[str, tuple[str, ...]]) -> int:
@@ -79,17 +77,11 @@ def main() -> int:
     parser.add_argument("--hostile", action="store_true")
     args = parser.parse_args()
     methods = tuple(args.methods.split(","))
-    source = FIXTURES / "scrapinghub-scale.warc.gz"
-    if not source.exists():
-        sys.exit(f"missing {source}")
+    if not SCALE_FIXTURE.exists():
+        sys.exit(f"missing {SCALE_FIXTURE}")
     procs = os.cpu_count() or 2
     with tempfile.TemporaryDirectory(prefix="contentx-bench-") as tmp:
-        files = []
-        for i in range(args.copies):
-            dst = Path(tmp) / "in" / f"copy-{i:03d}.warc.gz"
-            dst.parent.mkdir(exist_ok=True)
-            shutil.copy(source, dst)
-            files.append(str(dst))
+        files = scale_copies(args.copies, Path(tmp) / "in")
 
         loop_records, loop_s = plain_loop(files, methods, procs)
         loop_rate = loop_records / loop_s

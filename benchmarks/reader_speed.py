@@ -37,14 +37,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from _common import REPO, SCALE_FIXTURE, scale_copies
+
 sys.path.insert(0, str(REPO))
 
 from contentx_udf import DEFAULT_METHOD, datasource, job  # noqa: E402
 from contentx_udf.worker_env import prepare_driver  # noqa: E402
-
-FIXTURES = REPO.parent / "shared" / "warc" / "fixtures"
-
 
 # --- the variants ------------------------------------------------------------------------
 
@@ -203,9 +201,8 @@ def main() -> int:
     parser.add_argument("--no-e2e", action="store_true", help="only the read-only comparison")
     args = parser.parse_args()
     methods = job.parse_methods(args.methods)
-    source = FIXTURES / "scrapinghub-scale.warc.gz"
-    if not source.exists():
-        sys.exit(f"missing {source}")
+    if not SCALE_FIXTURE.exists():
+        sys.exit(f"missing {SCALE_FIXTURE}")
 
     prepare_driver()
     from pyspark.sql import SparkSession
@@ -221,12 +218,7 @@ def main() -> int:
     load_before = os.getloadavg()
 
     with tempfile.TemporaryDirectory(prefix="contentx-reader-bench-") as tmp:
-        files = []
-        for i in range(args.copies):
-            dst = Path(tmp) / "in" / f"copy-{i:03d}.warc.gz"
-            dst.parent.mkdir(exist_ok=True)
-            shutil.copy(source, dst)
-            files.append(str(dst))
+        files = scale_copies(args.copies, Path(tmp) / "in")
         mhb = args.max_html_bytes
 
         # record count and a check that both readers give the same rows (not timed)
