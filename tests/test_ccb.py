@@ -347,41 +347,32 @@ def test_same_as_the_per_character_formulation_on_hand_pages(method):
         assert extract(page, method, **PAPER[method]).text == _reference(page, method, **PAPER[method])
 
 
+#: Tags of the random pages.
+_TAGS = ("<p>", "</p>", "<div>", "</div>", "<a href='x'>", "</a>", "<br>", "<b>", "</b>")
+
+
+def random_pages(alphabet: str, text_size: int, max_parts: int, tags=_TAGS):
+    """Hypothesis strategy: ``<html><body>`` pages of up to ``max_parts`` tags and texts."""
+    parts = st.one_of(st.sampled_from(tags), st.text(alphabet=alphabet, max_size=text_size))
+    return st.lists(parts, max_size=max_parts).map(lambda p: "<html><body>" + "".join(p) + "</body></html>")
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    st.lists(
-        st.one_of(
-            st.sampled_from(
-                ["<p>", "</p>", "<div class='a b'>", "</div>", "<a href='x'>", "</a>", "<br>", "<b>", "</b>"]
-            ),
-            st.text(alphabet="abc xyz\n\t&;\xa0\u3000", max_size=40),
-        ),
-        max_size=80,
+    random_pages(
+        "abc xyz\n\t&;\xa0\u3000", 40, 80, tags=[t.replace("<div>", "<div class='a b'>") for t in _TAGS]
     ),
     st.sampled_from(METHODS),
 )
-def test_same_as_the_per_character_formulation_on_random_markup(parts, method):
-    html = "<html><body>" + "".join(parts) + "</body></html>"
+def test_same_as_the_per_character_formulation_on_random_markup(html, method):
     assert extract(html, method).text == _reference(html, method)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    st.lists(
-        st.one_of(
-            st.sampled_from(
-                ["<p>", "</p>", "<div>", "</div>", "<a href='x'>", "</a>", "<br>", "<b>", "</b>"]
-            ),
-            st.text(alphabet="ab x\n\t&;<\xa0\u2028", max_size=20),
-        ),
-        max_size=60,
-    ),
-    st.booleans(),
-    st.integers(0, 2**32 - 1),
-)
-def test_text_of_words_is_text_of_the_kept_characters(parts, tags_break_words, seed):
+@given(random_pages("ab x\n\t&;<\xa0\u2028", 20, 60), st.booleans(), st.integers(0, 2**32 - 1))
+def test_text_of_words_is_text_of_the_kept_characters(html, tags_break_words, seed):
     # runs of selected words + what lies between them == text_of(whitespace + selected letters)
-    src = Document.parse("<html><body>" + "".join(parts) + "</body></html>").source
+    src = Document.parse(html).source
     text = PageText.of(src)
     words = text_words(src, tags_break_words, text)
     selected = np.random.default_rng(seed).random(words.count) < 0.5
@@ -535,19 +526,8 @@ def test_text_only_page_is_all_content(method):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    st.lists(
-        st.one_of(
-            st.sampled_from(
-                ["<p>", "</p>", "<div>", "</div>", "<a href='x'>", "</a>", "<br>", "<b>", "</b>"]
-            ),
-            st.text(alphabet="abc xyz\n\t&;<>", max_size=30),
-        ),
-        max_size=60,
-    )
-)
-def test_random_markup_never_fails_and_keeps_whole_words(parts):
-    html = "<html><body>" + "".join(parts) + "</body></html>"
+@given(random_pages("abc xyz\n\t&;<>", 30, 60))
+def test_random_markup_never_fails_and_keeps_whole_words(html):
     full = None
     for method in METHODS:
         result = extract(html, method)
