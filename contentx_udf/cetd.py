@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from .core import MethodResult
 from .document import Document, DomArrays
 
 #: Hyperlinks, and what §4.3 treats like them ("buttons and drop-down lists").
@@ -349,9 +350,7 @@ def extract_by_density_sum(
     )
 
 
-def _empty_result():
-    from .core import MethodResult
-
+def _empty_result() -> MethodResult:
     return MethodResult(text="", scores={"threshold": 0.0, "blocks": 0.0})
 
 
@@ -372,9 +371,7 @@ def _densities(dom: DomArrays, params: dict[str, Any], composite: bool) -> tuple
     return counts, density
 
 
-def _run_density_sum(doc: Document, params: dict[str, Any], composite: bool):
-    from .core import MethodResult
-
+def _run_density_sum(doc: Document, params: dict[str, Any], composite: bool) -> MethodResult:
     dom = doc.dom
     if dom.size == 0 or dom.is_text[0]:
         return _empty_result()
@@ -402,12 +399,12 @@ def _run_density_sum(doc: Document, params: dict[str, Any], composite: bool):
     return MethodResult(text=dom.text_of(sel.text_mask), scores=scores)
 
 
-def cetd_ds(doc: Document, params: dict[str, Any]):
+def cetd_ds(doc: Document, params: dict[str, Any]) -> MethodResult:
     """CETD-DS: Text Density (Def. 1) with DensitySum (§4.2)."""
     return _run_density_sum(doc, params, composite=False)
 
 
-def cectd_ds(doc: Document, params: dict[str, Any]):
+def cectd_ds(doc: Document, params: dict[str, Any]) -> MethodResult:
     """CECTD-DS: Composite Text Density (Def. 2) with DensitySum (§4.2)."""
     return _run_density_sum(doc, params, composite=True)
 
@@ -432,7 +429,7 @@ def nearest_block(dom: DomArrays) -> np.ndarray:
     return up
 
 
-def cectd_s(doc: Document, params: dict[str, Any]):
+def cectd_s(doc: Document, params: dict[str, Any]) -> MethodResult:
     """CECTD-S: Composite Text Density smoothed with the sibling nodes (§4.3), thresholded at
     λ × ``<body>``'s density (§4.1): an element whose smoothed density reaches the threshold is
     content and keeps its own text (§4: "any node with text density ≥ t is content").
@@ -441,8 +438,6 @@ def cectd_s(doc: Document, params: dict[str, Any]):
     the decision of the nearest block-level element, so that a link inside a content paragraph is
     not lost for its own density of 0 (paper reading: every element decides for its own text).
     """
-    from .core import MethodResult
-
     dom = doc.dom
     if dom.size == 0 or dom.is_text[0]:
         return _empty_result()

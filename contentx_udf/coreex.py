@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from .core import MethodResult
 from .document import Document, DomArrays
 
 #: Elements ignored with their content (§2.1, "preprocessing steps").
@@ -134,10 +135,8 @@ def best_node(dom: DomArrays, score: np.ndarray) -> int:
     return int(top[np.argmin(dom.depth_of(top))])
 
 
-def coreex(doc: Document, params: dict[str, Any]):
+def coreex(doc: Document, params: dict[str, Any]) -> MethodResult:
     """CoreEx (§2): the node with the best score; its set ``S`` of children is the content."""
-    from .core import MethodResult
-
     dom = doc.dom
     if dom.size == 0:
         return MethodResult(text="", scores={"best_score": 0.0})
