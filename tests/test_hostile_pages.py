@@ -5,12 +5,22 @@ from __future__ import annotations
 import gzip
 import random
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contentx_udf import METHODS, extract, extract_all
-from contentx_udf.document import Document, Limits, bound_nesting
+from contentx_udf.document import (
+    Document,
+    Limits,
+    _flatten_slow,
+    bound_nesting,
+    flatten_dom,
+    nesting_within,
+    non_space_chars,
+)
+from contentx_udf.settings import COMMON
 
 from .conftest import DEVSET
 
@@ -139,8 +149,6 @@ def test_bad_method_and_parameter_raise_value_error():
 
 
 def test_document_limits_dataclass_defaults_match_settings():
-    from contentx_udf.settings import COMMON
-
     limits = Limits()
     assert (limits.max_chars, limits.max_nodes, limits.max_depth) == (
         COMMON["max_chars"],
@@ -236,18 +244,12 @@ def tag_soup(draw):
 @FAST
 @given(tag_soup(), st.sampled_from([0, 1, 3, 10, 40]))
 def test_nesting_check_on_bytes_agrees_with_the_regex_bound(html, max_depth):
-    from contentx_udf.document import nesting_within
-
     assert nesting_within(html.encode(), max_depth) == (bound_nesting(html, max_depth)[1] == 0)
 
 
 @FAST
 @given(mutated_page())
 def test_fast_dom_flatten_equals_the_node_by_node_one(data):
-    import numpy as np
-
-    from contentx_udf.document import _flatten_slow, flatten_dom
-
     tree = Document.parse(data).tree
     root = tree.body if tree.body is not None else tree.root
     if root is None:
@@ -261,8 +263,6 @@ def test_fast_dom_flatten_equals_the_node_by_node_one(data):
 
 @given(st.text(alphabet=" \n\t\r\f\v\xa0\u2003\x1cab\u00e9\U0001f600", max_size=60))
 def test_non_space_chars_counts_like_str_count(text):
-    from contentx_udf.document import non_space_chars
-
     assert non_space_chars(text) == len(text) - sum(text.count(c) for c in " \n\t\r\f\v\xa0")
 
 
