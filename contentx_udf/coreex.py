@@ -98,7 +98,7 @@ def coreex_counts(dom: DomArrays, words: np.ndarray, *, ignore_form_tags: bool =
         text_cnt=dom.subtree_sum(own_text),
         link_cnt=dom.subtree_sum(own_link),
         counted=counted,
-        is_link=is_link & counted,
+        is_link=own_link,
         ignored=ignored,
     )
 
