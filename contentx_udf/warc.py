@@ -937,6 +937,8 @@ _HTML_MARKERS = (
     b"<frameset",
 )
 _TEXT_CONTROLS = frozenset(b"\t\n\r\f\x1b")
+#: Control bytes that do not occur in text (C0 controls other than _TEXT_CONTROLS, and DEL).
+_BINARY_CONTROLS = bytes(b for b in range(256) if (b < 0x20 and b not in _TEXT_CONTROLS) or b == 0x7F)
 
 
 def _magic(head: bytes) -> str | None:
@@ -958,7 +960,7 @@ def _as_text_bytes(head: bytes) -> bytes:
 def _control_ratio(head: bytes) -> float:
     if not head:
         return 0.0
-    bad = sum(1 for b in head if (b < 0x20 and b not in _TEXT_CONTROLS) or b == 0x7F)
+    bad = len(head) - len(head.translate(None, _BINARY_CONTROLS))
     return bad / len(head)
 
 
