@@ -32,6 +32,7 @@ import numpy as np
 
 from .core import MethodResult
 from .document import Document, DomArrays
+from .source import SPACE_CODE_POINTS
 
 #: Elements ignored with their content (§2.1, "preprocessing steps").
 IGNORED_TAGS = ("select", "form", "input", "textarea", "option")
@@ -40,8 +41,7 @@ LINK_TAGS = ("a",)
 
 # Characters ``str.split()`` treats as whitespace, plus the separator 0 used between nodes.
 _SPACE_TABLE = np.zeros(0x3002, dtype=bool)  # the last entry stays False for every larger code
-_SPACE_TABLE[[0, *range(9, 14), *range(28, 33), 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B)]] = True
-_SPACE_TABLE[[0x2028, 0x2029, 0x202F, 0x205F, 0x3000]] = True
+_SPACE_TABLE[[0, *SPACE_CODE_POINTS]] = True
 _ASCII_SPACE_TABLE = _SPACE_TABLE[:256].copy()
 _ASCII_SPACE_TABLE[128:] = False  # not reached: ASCII text only
 _UTF16_SPACE_TABLE = np.zeros(0x10000, dtype=bool)
