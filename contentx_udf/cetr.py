@@ -307,8 +307,6 @@ def smooth_gaussian(values: np.ndarray, sigma: float) -> np.ndarray:
     ends the kernel is cut to the lines that exist and renormalised.
     """
     values = np.asarray(values, dtype=np.float64)
-    if values.size <= 1 or sigma <= 0:
-        return values.copy()
     return _Smoother(values.size, sigma)(values)
 
 
