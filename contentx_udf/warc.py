@@ -626,7 +626,7 @@ class WarcReader:
         if rec.rec_type == "resource":
             mime = _mime_only(h.get_header("Content-Type"))
             row.content_mime_type = mime
-            head, total, _ = _collect(_raw_blocks(rec.raw_stream), _SNIFF_BYTES, _State(), count_rest=True)
+            head, total = _collect(_raw_blocks(rec.raw_stream), _SNIFF_BYTES, _State(), count_rest=True)
             row.payload_length = total
             row.content_mime_detected = wipt or _sniff(bytes(head))
             row.error = f"resource record: {mime or '(no Content-Type)'}"
@@ -649,7 +649,7 @@ class WarcReader:
             )
         else:
             body = _raw_blocks(rec.raw_stream)
-        data, total, _ = _collect(body, want, state, count_rest=True)
+        data, total = _collect(body, want, state, count_rest=True)
         row.payload_length = total
         sniffed = _sniff(bytes(data[:_SNIFF_BYTES]))
         row.content_mime_detected = wipt or sniffed
@@ -692,7 +692,7 @@ class WarcReader:
         return row
 
     def _read_metadata(self, rec: Any) -> tuple[str | None, str | None, list[str]]:
-        data, _, _ = _collect(_raw_blocks(rec.raw_stream), _METADATA_MAX, _State(), False)
+        data, _ = _collect(_raw_blocks(rec.raw_stream), _METADATA_MAX, _State(), False)
         charset = languages = None
         notes: list[str] = []
         for line in bytes(data).decode("utf-8", "replace").splitlines():
@@ -770,11 +770,11 @@ def _wet_wat_kind(rec: Any) -> str | None:
 def _refers_to(rec: Any, record_id: str | None) -> bool:
     if not record_id:
         return False
-    for name in ("WARC-Concurrent-To", "WARC-Refers-To"):
-        for n, v in rec.rec_headers.headers:
-            if n.lower() == name.lower() and v.strip() == record_id.strip():
-                return True
-    return False
+    wanted = record_id.strip()
+    return any(
+        n.lower() in ("warc-concurrent-to", "warc-refers-to") and v.strip() == wanted
+        for n, v in rec.rec_headers.headers
+    )
 
 
 def _apply_metadata(row: WarcRow, meta: tuple[str | None, str | None, list[str]]) -> None:
@@ -1029,10 +1029,10 @@ def _raw_blocks(stream: Any) -> Iterator[bytes]:
 
 def _collect(
     blocks: Iterator[bytes], want: int | None, state: _State, count_rest: bool
-) -> tuple[bytearray, int | None, bool]:
+) -> tuple[bytearray, int | None]:
     """Keep the first ``want`` bytes (all if None); count the rest when that costs no decoding.
 
-    Returns (kept bytes, total length or None if unknown, complete).
+    Returns (kept bytes, total length or None if unknown).
     """
     kept = bytearray()
     total = 0
@@ -1050,7 +1050,7 @@ def _collect(
             break
     if state.stopped:
         complete = False
-    return kept, (total if complete else None), complete
+    return kept, (total if complete else None)
 
 
 def _first_part(blocks: Iterator[bytes], min_len: int) -> bytes:
