@@ -73,21 +73,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .document import Document, SourceArrays
-from .source import clean_string
+from .source import SPACE_CODE_POINTS, clean_string
 
 if TYPE_CHECKING:
     from .core import MethodResult
 
-#: Code points ``str.split()`` treats as whitespace (word separators of the output text).
-_SPACE_CODES = np.array(
-    [9, 10, 11, 12, 13, 28, 29, 30, 31, 32, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B)]
-    + [0x2028, 0x2029, 0x202F, 0x205F, 0x3000],
-    dtype=np.uint32,
-)
-_SPACE_LIMIT = int(_SPACE_CODES.max()) + 1
-#: Whether a code point is whitespace; every code point from ``_SPACE_LIMIT`` on reads the last entry.
+#: Whether a code point is whitespace (``str.split()``'s word separators); every code point
+#: from ``_SPACE_LIMIT`` on reads the last entry.
+_SPACE_LIMIT = max(SPACE_CODE_POINTS) + 1
 _IS_SPACE = np.zeros(_SPACE_LIMIT + 1, dtype=bool)
-_IS_SPACE[_SPACE_CODES] = True
+_IS_SPACE[list(SPACE_CODE_POINTS)] = True
 
 
 # --- the blur (§III-B) ------------------------------------------------------------------
