@@ -89,7 +89,9 @@ def main() -> int:
     rows: list[tuple[str, list[float]]] = [("floor (parse+text)", timings(floor, pages, args.repeat))]
     for method in METHODS:
         rows.append((method, timings(lambda p, m=method: extract(p, m), pages, args.repeat)))
-    rows.append(("extract_all (11)", timings(lambda p: extract_all(p, METHODS), pages, args.repeat)))
+    rows.append(
+        (f"extract_all ({len(METHODS)})", timings(lambda p: extract_all(p, METHODS), pages, args.repeat))
+    )
     for name, fn in optional_competitors().items():
         rows.append((name, timings(fn, pages, args.repeat)))
 
