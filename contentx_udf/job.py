@@ -35,14 +35,11 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from .job_errors import UserError
 from .settings import DEFAULT_METHOD, METHODS, resolve_params
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-CONF_DIR = REPO_ROOT / "conf"
+from .worker_env import CONF_DIR, check_java, prepare_driver, prepare_worker
 
 #: Default payload cut, as Common Crawl's own (it truncates payloads at 1 MiB).
 DEFAULT_MAX_HTML_BYTES = 1_048_576
@@ -182,12 +179,22 @@ def _is_url(path: str) -> bool:
     return bool(re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", path))
 
 
+def _is_remote(path: str) -> bool:
+    """A URL other than ``file://`` (https, s3, s3a, hdfs, ...)."""
+    return _is_url(path) and not path.startswith("file://")
+
+
+def _local_path(path: str) -> str:
+    """A local path or ``file://`` URL as a local path."""
+    return path[len("file://") :] if path.startswith("file://") else path
+
+
 def _is_listing(path: str) -> bool:
     return path.endswith(".paths") or path.endswith(".paths.gz")
 
 
 def _read_listing(path: str) -> list[str]:
-    if _is_url(path) and not path.startswith("file://"):
+    if _is_remote(path):
         from .warc import open_input
 
         with open_input(path) as fh:
@@ -196,7 +203,7 @@ def _read_listing(path: str) -> list[str]:
             data = gzip.decompress(data)
         text = data.decode("utf-8")
     else:
-        local = path[len("file://") :] if path.startswith("file://") else path
+        local = _local_path(path)
         if not os.path.exists(local):
             raise UserError(f"input listing not found: {path}")
         opener = gzip.open if local.endswith(".gz") else open
@@ -240,10 +247,10 @@ def expand_inputs(inputs: Sequence[str], base_url: str | None) -> list[tuple[str
                 else:
                     found.append((_join_base(base_url, rel), rel))
             continue
-        if _is_url(item) and not item.startswith("file://"):
+        if _is_remote(item):
             found.append((item, item))
             continue
-        local = item[len("file://") :] if item.startswith("file://") else item
+        local = _local_path(item)
         if any(ch in local for ch in "*?["):
             matches = sorted(glob.glob(local, recursive=True))
             files = [m for m in matches if os.path.isfile(m)]
@@ -362,24 +369,28 @@ def _base_row(rec, warc_filename: str) -> dict[str, Any]:
     }
 
 
+def _unextracted_row(base: dict[str, Any], method: str, status: str, error: str) -> dict[str, Any]:
+    """An output row without extraction (skipped record, damaged record, failed extractor)."""
+    return {
+        **base,
+        "method": method,
+        "title": None,
+        "text": None,
+        "text_length": None,
+        "scores": None,
+        "status": status,
+        "error": error,
+    }
+
+
 def rows_for_record(rec, warc_filename: str, settings: WorkerSettings) -> list[dict[str, Any]]:
     """Output rows of one WARC record: one per method for an HTML page, else one ``none`` row."""
     from .core import extract_all
 
     base = _base_row(rec, warc_filename)
     if rec.status != "ok" or not rec.is_html:
-        return [
-            {
-                **base,
-                "method": NO_METHOD,
-                "title": None,
-                "text": None,
-                "text_length": None,
-                "scores": None,
-                "status": rec.status if rec.status != "ok" else "skipped",
-                "error": rec.error or "not extracted",
-            }
-        ]
+        status = rec.status if rec.status != "ok" else "skipped"
+        return [_unextracted_row(base, NO_METHOD, status, rec.error or "not extracted")]
     try:
         results = extract_all(
             rec.payload, settings.methods, content_type=rec.http_content_type, params=settings.params
@@ -393,18 +404,7 @@ def rows_for_record(rec, warc_filename: str, settings: WorkerSettings) -> list[d
         extra["payload_cut_bytes"] = float(rec.payload_length - len(rec.payload))
     for method in settings.methods:
         if results is None:
-            rows.append(
-                {
-                    **base,
-                    "method": method,
-                    "title": None,
-                    "text": None,
-                    "text_length": None,
-                    "scores": None,
-                    "status": "error",
-                    "error": message,
-                }
-            )
+            rows.append(_unextracted_row(base, method, "error", message))
             continue
         ex = results[method]
         scores = {**ex.scores, **extra}
@@ -474,12 +474,14 @@ def process_file(location: str, warc_filename: str, settings: WorkerSettings) ->
     except Exception as exc:  # unreadable input (vanished file, network error, ...)
         file_error = f"cannot read {location}: {type(exc).__name__}: {exc}"
         rows[(NO_METHOD, "error")] += 1
+        crawl, segment = crawl_and_segment(warc_filename)
         yield {
             "warc_filename": warc_filename,
+            "crawl": crawl,
+            "warc_segment": segment,
             "method": NO_METHOD,
             "status": "error",
             "error": file_error,
-            **dict(zip(("crawl", "warc_segment"), crawl_and_segment(warc_filename), strict=True)),
         }
     yield file_row(warc_filename, counts, rows, file_error, records, time.perf_counter() - started)
 
@@ -495,8 +497,6 @@ def make_partition_fn(settings: WorkerSettings):
     """The ``mapInArrow`` function: input batches of (location, warc_filename) -> output rows."""
 
     def process_partition(batches):
-        from .worker_env import prepare_worker
-
         prepare_worker(settings.worker_memory_mb)
         schema = arrow_schema()
         buffer: list[dict[str, Any]] = []
@@ -521,11 +521,9 @@ class OutputStore:
     """File operations on the output directory through Hadoop's FileSystem (local, HDFS, s3a)."""
 
     def __init__(self, spark, output: str):
-        self.spark = spark
-        jvm = spark._jvm
-        self._Path = jvm.org.apache.hadoop.fs.Path
-        self.root = self._Path(output)
-        self.fs = self.root.getFileSystem(spark._jsc.hadoopConfiguration())
+        self._jvm = spark._jvm
+        self._Path = self._jvm.org.apache.hadoop.fs.Path
+        self.fs = self._Path(output).getFileSystem(spark._jsc.hadoopConfiguration())
         self.output = output.rstrip("/")
 
     def path(self, *parts: str):
@@ -564,11 +562,9 @@ class OutputStore:
     def read_text(self, *parts: str) -> str:
         stream = self.fs.open(self.path(*parts))
         try:
-            chunks = []
-            buf = self.spark._jvm.java.io.ByteArrayOutputStream()
-            self.spark._jvm.org.apache.hadoop.io.IOUtils.copyBytes(stream, buf, 65536, False)
-            chunks.append(bytes(buf.toByteArray()))
-            return b"".join(chunks).decode("utf-8")
+            buf = self._jvm.java.io.ByteArrayOutputStream()
+            self._jvm.org.apache.hadoop.io.IOUtils.copyBytes(stream, buf, 65536, False)
+            return bytes(buf.toByteArray()).decode("utf-8")
         finally:
             stream.close()
 
@@ -581,8 +577,7 @@ class LocalOutputStore:
     """
 
     def __init__(self, output: str):
-        self.output = output[len("file://") :] if output.startswith("file://") else output
-        self.output = self.output.rstrip("/") or "/"
+        self.output = _local_path(output).rstrip("/") or "/"
 
     def local(self, *parts: str) -> str:
         return os.path.join(self.output, *parts)
@@ -627,7 +622,7 @@ class LocalOutputStore:
 
 def output_store(spark, output: str) -> OutputStore | LocalOutputStore:
     """A local store for local paths (fast renames), Hadoop's FileSystem for everything else."""
-    if not _is_url(output) or output.startswith("file://"):
+    if not _is_remote(output):
         return LocalOutputStore(output)
     return OutputStore(spark, output)
 
@@ -680,8 +675,6 @@ def _batch_of(part_name: str) -> str | None:
 
 
 def _spark_session(app_name: str):
-    from .worker_env import prepare_driver
-
     prepare_driver()
     from pyspark.sql import SparkSession
 
@@ -799,9 +792,9 @@ def run(config: JobConfig, spark=None, files: list[tuple[str, str]] | None = Non
 
 def check_local_output(output: str) -> None:
     """Early, Spark-free check of a local output path (remote ones are checked by Hadoop)."""
-    if _is_url(output) and not output.startswith("file://"):
+    if _is_remote(output):
         return
-    local = output[len("file://") :] if output.startswith("file://") else output
+    local = _local_path(output)
     if os.path.isfile(local):
         raise UserError(f"output path is a file, not a directory: {output}")
     parent = os.path.dirname(os.path.abspath(local))
@@ -904,8 +897,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = build_config(args)
         files = expand_inputs(config.inputs, config.input_base_url)
         check_local_output(config.output)
-        from .worker_env import check_java
-
         check_java()
         spark = _spark_session("contentx-extract-warc")
         summary = run(config, spark=spark, files=files)
