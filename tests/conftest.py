@@ -1,4 +1,4 @@
-"""Shared fixtures: paths to the shared data and one SparkSession for the whole suite."""
+"""Shared fixtures: paths to the shared data, one SparkSession for the whole suite, warcio ground truth."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from warcio.archiveiterator import ArchiveIterator
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -41,3 +42,23 @@ def shared_or_skip(path: Path) -> Path:
     if not path.exists():
         pytest.skip(f"shared data not present: {path}")
     return path
+
+
+def warcio_records(path: Path) -> list[dict]:
+    """Ground truth from warcio alone: type, id, URI, offset, length and HTML-ness of every record."""
+    out = []
+    with open(path, "rb") as fh:
+        it = ArchiveIterator(fh)
+        for rec in it:
+            ctype = rec.http_headers.get_header("Content-Type") if rec.http_headers else None
+            out.append(
+                {
+                    "type": rec.rec_type,
+                    "id": rec.rec_headers.get_header("WARC-Record-ID"),
+                    "uri": rec.rec_headers.get_header("WARC-Target-URI"),
+                    "offset": it.get_record_offset(),
+                    "length": it.get_record_length(),
+                    "html": bool(ctype and "html" in ctype.lower()),
+                }
+            )
+    return out

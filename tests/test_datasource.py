@@ -18,11 +18,11 @@ from warcio.warcwriter import WARCWriter
 from contentx_udf import datasource, job
 from contentx_udf.warc import iter_warc_rows
 
-REPO = Path(__file__).resolve().parents[1]
-SAMPLE = REPO / "tests" / "data" / "sample.warc.gz"
-WARC_DIR = REPO / "tests" / "data" / "warc"
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-HOSTILE = SHARED / "warc" / "fixtures" / "hostile.warc.gz"
+from .conftest import SHARED_WARC, TEST_DATA, shared_or_skip, warcio_records
+
+SAMPLE = TEST_DATA / "sample.warc.gz"
+WARC_DIR = TEST_DATA / "warc"
+HOSTILE = SHARED_WARC / "fixtures" / "hostile.warc.gz"
 CONTENT_TYPES = {"response", "revisit", "resource"}
 
 pytestmark = pytest.mark.spark
@@ -33,24 +33,6 @@ def warc(spark):
     """A fresh ``spark.read.format("warc")`` per call (a DataFrameReader keeps its options)."""
     datasource.register(spark)
     return lambda: spark.read.format("warc")
-
-
-def warcio_records(path: Path) -> list[dict]:
-    """Ground truth from warcio alone: type, id, URI, offset, length of every record."""
-    out = []
-    with open(path, "rb") as fh:
-        it = ArchiveIterator(fh)
-        for rec in it:
-            out.append(
-                {
-                    "type": rec.rec_type,
-                    "id": rec.rec_headers.get_header("WARC-Record-ID"),
-                    "uri": rec.rec_headers.get_header("WARC-Target-URI"),
-                    "offset": it.get_record_offset(),
-                    "length": it.get_record_length(),
-                }
-            )
-    return out
 
 
 def make_warc(path: Path) -> None:
@@ -91,22 +73,13 @@ def make_warc(path: Path) -> None:
                 refers_to_date="2024-01-01T00:00:00Z",
             )
         )
-        w.write_record(
-            w.create_warc_record(
-                "urn:example:notes.txt",
-                "resource",
-                payload=io.BytesIO(b"plain text resource"),
-                warc_content_type="text/plain",
+        for uri, rtype, body, ctype in [
+            ("urn:example:notes.txt", "resource", b"plain text resource", "text/plain"),
+            ("http://example.org/a.html", "metadata", b"fetchTimeMs: 12\r\n", "application/warc-fields"),
+        ]:
+            w.write_record(
+                w.create_warc_record(uri, rtype, payload=io.BytesIO(body), warc_content_type=ctype)
             )
-        )
-        w.write_record(
-            w.create_warc_record(
-                "http://example.org/a.html",
-                "metadata",
-                payload=io.BytesIO(b"fetchTimeMs: 12\r\n"),
-                warc_content_type="application/warc-fields",
-            )
-        )
 
 
 # --- schema --------------------------------------------------------------------------------
@@ -360,8 +333,7 @@ def test_batches_are_bounded_in_rows_and_payload_bytes():
 
 
 def test_hostile_fixture(warc):
-    if not HOSTILE.exists():
-        pytest.skip(f"shared data not present: {HOSTILE}")
+    shared_or_skip(HOSTILE)
     manifest = json.loads(HOSTILE.with_name("hostile.manifest.json").read_text())
     rows = warc().load(str(HOSTILE)).collect()
     by_offset = {r["warc_record_offset"]: r for r in rows}

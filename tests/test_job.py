@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import shutil
 from collections import Counter
@@ -14,30 +15,12 @@ from warcio.archiveiterator import ArchiveIterator
 from contentx_udf import job
 from contentx_udf.job import JobConfig, UserError, expand_inputs
 
-from .conftest import SHARED_WARC, TEST_DATA, shared_or_skip
+from .conftest import SHARED_WARC, TEST_DATA, shared_or_skip, warcio_records
 
 SAMPLE = TEST_DATA / "sample.warc.gz"
 CONTENT_TYPES = {"response", "revisit", "resource"}
 
 pytestmark = pytest.mark.spark
-
-
-def warc_records(path: Path) -> list[dict]:
-    """Ground truth straight from warcio: type, URI, offset of every record."""
-    out = []
-    with open(path, "rb") as fh:
-        it = ArchiveIterator(fh)
-        for rec in it:
-            ctype = rec.http_headers.get_header("Content-Type") if rec.http_headers else None
-            out.append(
-                {
-                    "type": rec.rec_type,
-                    "uri": rec.rec_headers.get_header("WARC-Target-URI"),
-                    "offset": it.get_record_offset(),
-                    "html": bool(ctype and "html" in ctype.lower()),
-                }
-            )
-    return out
 
 
 def read_table(spark, output: Path):
@@ -69,7 +52,7 @@ def test_schema_matches_the_declared_columns(spark, sample_run):
 
 def test_every_content_record_is_accounted_for(spark, sample_run):
     out, summary = sample_run
-    truth = warc_records(SAMPLE)
+    truth = warcio_records(SAMPLE)
     rows = (
         read_table(spark, out).select("warc_record_offset", "warc_type", "method", "status", "url").collect()
     )
@@ -105,21 +88,8 @@ def test_rows_join_back_to_the_warc_by_offset(spark, sample_run):
         with open(r["warc_filename"], "rb") as fh:
             fh.seek(r["warc_record_offset"])
             member = fh.read(r["warc_record_length"])
-        rec = next(iter(ArchiveIterator(_BytesReader(member))))
+        rec = next(iter(ArchiveIterator(io.BytesIO(member))))
         assert rec.rec_headers.get_header("WARC-Target-URI") == r["url"]
-
-
-class _BytesReader:
-    def __init__(self, data: bytes):
-        import io
-
-        self._io = io.BytesIO(data)
-
-    def read(self, n=-1):
-        return self._io.read(n)
-
-    def readline(self, n=-1):
-        return self._io.readline(n)
 
 
 def test_extracted_text_is_real_text(spark, sample_run):
@@ -311,7 +281,7 @@ def test_damaged_warcs_never_fail_the_job(spark, tmp_path):
     import random
 
     data = SAMPLE.read_bytes()
-    clean = [t for t in warc_records(SAMPLE) if t["type"] in CONTENT_TYPES]
+    clean = [t for t in warcio_records(SAMPLE) if t["type"] in CONTENT_TYPES]
     rng = random.Random(1234)
     damaged = {}
     for i in range(4):
@@ -354,7 +324,7 @@ def test_per_page_time_limit_gives_timeout_rows_and_the_task_goes_on(spark, tmp_
     cfg = config([SAMPLE], out, methods=("ccb",), params={"ccb": {"time_limit": 1e-6}})
     summary = job.run(cfg, spark=spark)
     rows = read_table(spark, out).where("method = 'ccb'").select("status", "error").collect()
-    truth = [t for t in warc_records(SAMPLE) if t["type"] == "response" and t["html"]]
+    truth = [t for t in warcio_records(SAMPLE) if t["type"] == "response" and t["html"]]
     assert len(rows) == len(truth)
     assert all(r["status"] == "error" and r["error"] == "timeout" for r in rows), rows
     assert summary["rows_by_method_status"]["ccb"] == {"error": len(truth)}
