@@ -65,7 +65,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from .job import DEFAULT_MAX_HTML_BYTES, OUTPUT_COLUMNS, crawl_and_segment, expand_inputs
+from .job import DEFAULT_MAX_HTML_BYTES, OUTPUT_COLUMNS, crawl_and_segment, expand_inputs, read_error
 
 __all__ = [
     "FORMAT",
@@ -210,7 +210,7 @@ def _rows(location: str, warc_filename: str, options: WarcReaderOptions) -> Iter
         yield WarcRow(
             warc_filename=warc_filename,
             status="error",
-            error=f"cannot read {location}: {type(exc).__name__}: {exc}",
+            error=read_error(location, exc),
         )
 
 

@@ -451,6 +451,11 @@ def file_row(
     }
 
 
+def read_error(location: str, exc: BaseException) -> str:
+    """The error of an input file that cannot be opened or read (job and data source alike)."""
+    return f"cannot read {location}: {type(exc).__name__}: {exc}"
+
+
 def process_file(location: str, warc_filename: str, settings: WorkerSettings) -> Iterator[dict[str, Any]]:
     """All output rows of one input file, then its statistics row.  Never raises."""
     from .warc import WarcReader, open_input
@@ -472,7 +477,7 @@ def process_file(location: str, warc_filename: str, settings: WorkerSettings) ->
             counts = reader.counts
             file_error = reader.file_error
     except Exception as exc:  # unreadable input (vanished file, network error, ...)
-        file_error = f"cannot read {location}: {type(exc).__name__}: {exc}"
+        file_error = read_error(location, exc)
         rows[(NO_METHOD, "error")] += 1
         crawl, segment = crawl_and_segment(warc_filename)
         yield {
