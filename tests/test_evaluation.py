@@ -520,36 +520,14 @@ def test_python_dash_m(page_file):
 
 
 # ------------------------------------------------------------------------------------------------
-# Against the real extractor library (skipped only while contentx_udf.extract does not exist yet)
+# Against the real extractor library
 # ------------------------------------------------------------------------------------------------
 
 
-def real_api():
-    """(extract, written methods); skips while the library or every extractor module is missing."""
-    try:
-        from contentx_udf import METHODS, extract
-    except ImportError:
-        pytest.skip("contentx_udf.extract/METHODS not written yet")
-    written = tuple(m for m in METHODS if m not in unwritten_methods(METHODS))
-    if not written:
-        pytest.skip("no extractor module written yet")
-    return extract, written
-
-
-def unwritten_methods(methods) -> set[str]:
-    """Methods whose implementation module does not exist yet (their tests wait for it)."""
-    import importlib.util
-
-    try:
-        from contentx_udf.core import _REGISTRY
-    except ImportError:
-        return set()
-    return {m for m in methods if m in _REGISTRY and importlib.util.find_spec(_REGISTRY[m][0]) is None}
-
-
 def test_real_cli_extract_every_method(page_file, capsys):
-    _, methods = real_api()
-    for method in methods:
+    from contentx_udf import METHODS
+
+    for method in METHODS:
         assert cli.main(["extract", str(page_file), "--method", method, "--json"]) == 0, method
         obj = json.loads(capsys.readouterr().out)
         assert obj["method"] == method and obj["status"] == "ok"
@@ -557,33 +535,26 @@ def test_real_cli_extract_every_method(page_file, capsys):
 
 
 def test_real_cli_extract_default_method(page_file, capsys):
-    _, written = real_api()
     from contentx_udf import DEFAULT_METHOD
 
-    if DEFAULT_METHOD not in written:
-        pytest.skip(f"{DEFAULT_METHOD} not written yet")
     assert cli.main(["extract", str(page_file), "--json"]) == 0
     obj = json.loads(capsys.readouterr().out)
     assert obj["method"] == DEFAULT_METHOD and obj["status"] == "ok"
 
 
 def test_real_cli_unknown_method_lists_names(page_file, capsys):
-    try:
-        from contentx_udf import METHODS as methods
-    except ImportError:
-        pytest.skip("contentx_udf.METHODS not written yet")
+    from contentx_udf import METHODS as methods
+
     assert cli.main(["extract", str(page_file), "--method", "no-such-method"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and all(m in err for m in methods)
 
 
 def test_real_evaluate_all(tmp_path):
-    _, written = real_api()
     from contentx_udf import METHODS
 
     results = evaluate(gold_pages(), "all")
     assert [r.method for r in results] == [FULL_TEXT, *METHODS]
     for r in results:
         assert 0.0 <= r.f1 <= 1.0
-        if r.method in written:
-            assert r.n_errors == 0, (r.method, r.first_error)
+        assert r.n_errors == 0, (r.method, r.first_error)
