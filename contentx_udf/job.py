@@ -70,6 +70,7 @@ class JobConfig:
     rows_per_batch: int = 256  # Arrow batch size yielded by the workers
     worker_memory_mb: int = 2048  # address-space cap of each Python worker (0 = none)
     show_rows: int = 3
+    writer: str = "auto"  # "arrow", "spark" or "auto" (arrow for local outputs)
 
 
 def parse_methods(value: str | Sequence[str]) -> tuple[str, ...]:
@@ -108,7 +109,12 @@ _CONFIG_KEYS = {
     "input_base_url",
     "show_rows",
     "worker_memory_mb",
+    "writer",
 }
+
+#: Who writes the Parquet files: the Python workers with pyarrow (local outputs), or
+#: Spark's own writer (any Hadoop filesystem: HDFS, s3a, ...).
+WRITERS = ("auto", "arrow", "spark")
 
 
 def build_config(args: argparse.Namespace) -> JobConfig:
@@ -155,6 +161,13 @@ def build_config(args: argparse.Namespace) -> JobConfig:
         raise UserError("no input given: pass --input PATH (files, directories, globs or a .paths listing)")
     if args.resume and args.overwrite:
         raise UserError("--resume and --overwrite exclude each other")
+    writer = pick("writer", "auto")
+    if writer not in WRITERS:
+        raise UserError(f"--writer must be one of {', '.join(WRITERS)}, got {writer!r}")
+    if writer == "arrow" and _is_remote(args.output):
+        raise UserError(
+            f"--writer arrow writes local paths only; use --writer spark (or auto) for {args.output}"
+        )
     return JobConfig(
         inputs=list(args.input),
         output=args.output,
@@ -169,6 +182,7 @@ def build_config(args: argparse.Namespace) -> JobConfig:
         rows_per_batch=positive_int("rows_per_batch", pick("rows_per_batch", 256), allow_zero=False),
         show_rows=positive_int("--show-rows", pick("show_rows", 3)),
         worker_memory_mb=positive_int("worker_memory_mb", job.get("worker_memory_mb", 2048)),
+        writer=writer,
     )
 
 
@@ -344,6 +358,11 @@ class WorkerSettings:
     max_html_bytes: int
     rows_per_batch: int
     worker_memory_mb: int = 0
+    #: Local staging directory of the batch when the workers write the Parquet files
+    #: themselves (``writer = arrow``); None when Spark writes them.
+    write_dir: str | None = None
+    #: Parquet codec of the files the workers write (Spark's ``spark.sql.parquet.compression.codec``).
+    compression: str = "zstd"
 
 
 def _base_row(rec, warc_filename: str) -> dict[str, Any]:
@@ -498,11 +517,109 @@ def _to_batch(rows: list[dict[str, Any]], schema):
     return pa.RecordBatch.from_pydict(columns, schema=schema)
 
 
+#: Bytes of Arrow data gathered per method before a Parquet row group is written.
+ROW_GROUP_BYTES = 64 * 1024 * 1024
+
+
+class _PartWriter:
+    """The Parquet file of one input file and one method, written by a Python worker.
+
+    Written under a hidden temporary name and renamed when complete: the final name depends
+    only on the input file's index in the batch, so a retried or speculative task replaces the
+    file instead of adding a second copy, and a killed task leaves only a hidden file that no
+    reader (and no commit) picks up.
+    """
+
+    def __init__(self, directory: str, name: str, schema, settings: WorkerSettings):
+        self.directory, self.name, self.schema, self.settings = directory, name, schema, settings
+        self.rows: list[dict[str, Any]] = []
+        self.batches: list = []
+        self.pending_bytes = 0
+        self.writer = None
+        self.tmp = os.path.join(directory, f".{name}.{uuid.uuid4().hex[:8]}.tmp")
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.rows.append(row)
+        if len(self.rows) >= self.settings.rows_per_batch:
+            self._to_arrow()
+
+    def _to_arrow(self) -> None:
+        if self.rows:
+            batch = _to_batch(self.rows, self.schema)
+            self.rows = []
+            self.batches.append(batch)
+            self.pending_bytes += batch.nbytes
+            if self.pending_bytes >= ROW_GROUP_BYTES:
+                self._write_row_group()
+
+    def _write_row_group(self) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if not self.batches:
+            return
+        if self.writer is None:
+            os.makedirs(self.directory, exist_ok=True)
+            self.writer = pq.ParquetWriter(self.tmp, self.schema, compression=self.settings.compression)
+        self.writer.write_table(pa.Table.from_batches(self.batches, self.schema))
+        self.batches, self.pending_bytes = [], 0
+
+    def close(self) -> None:
+        self._to_arrow()
+        self._write_row_group()
+        if self.writer is not None:
+            self.writer.close()
+            os.replace(self.tmp, os.path.join(self.directory, self.name))
+
+
+def write_file_output(
+    location: str, warc_filename: str, index: int, settings: WorkerSettings
+) -> dict[str, Any]:
+    """Write the rows of one input file as Parquet (one file per method partition, the
+    statistics row under ``method=_files``) into ``settings.write_dir``; returns the
+    statistics row (:func:`file_row`)."""
+    schema = arrow_schema()
+    schema = schema.remove(schema.get_field_index("method"))  # it is the partition directory
+    writers: dict[str, _PartWriter] = {}
+    row: dict[str, Any] = {}
+    for row in process_file(location, warc_filename, settings):
+        method = row["method"]
+        writer = writers.get(method)
+        if writer is None:
+            directory = os.path.join(settings.write_dir, f"method={method}")
+            writer = writers[method] = _PartWriter(directory, f"part-{index:05d}.parquet", schema, settings)
+        writer.add(row)
+    for writer in writers.values():
+        writer.close()
+    return row  # process_file yields the statistics row last
+
+
+#: What the workers return per input file when they write the table themselves.
+STATS_COLUMNS = "warc_filename string, scores map<string,double>, error string"
+
+
 def make_partition_fn(settings: WorkerSettings):
-    """The ``mapInArrow`` function: input batches of (location, warc_filename) -> output rows."""
+    """The ``mapInArrow`` function: input batches of (location, warc_filename) -> output rows.
+
+    With ``settings.write_dir`` the workers write the Parquet files themselves and return the
+    statistics row of each input file (:data:`STATS_COLUMNS`).
+    """
 
     def process_partition(batches):
         prepare_worker(settings.worker_memory_mb)
+        if settings.write_dir is not None:
+            full = arrow_schema()
+            stats_schema = full.remove(full.get_field_index("method"))
+            for name in [n for n in stats_schema.names if n not in ("warc_filename", "scores", "error")]:
+                stats_schema = stats_schema.remove(stats_schema.get_field_index(name))
+            for batch in batches:
+                data = batch.to_pydict()
+                for location, name, index in zip(
+                    data["location"], data["warc_filename"], data["file_index"], strict=True
+                ):
+                    stats = write_file_output(location, name, index, settings)
+                    yield _to_batch([stats], stats_schema)
+            return
         schema = arrow_schema()
         buffer: list[dict[str, Any]] = []
         for batch in batches:
@@ -686,24 +803,122 @@ def _spark_session(app_name: str):
     return SparkSession.builder.appName(app_name).getOrCreate()
 
 
+def plan_tasks(
+    sizes: Sequence[int | None], min_tasks: int, max_task_bytes: int, open_cost: int
+) -> list[list[int]]:
+    """Group input files (by index) into Spark tasks, as Spark's own file sources do.
+
+    A task costs tens of milliseconds of scheduling and Python-worker round trips, as much as
+    extracting a few dozen pages: small files are packed together, up to ``max_task_bytes``
+    per task (``spark.sql.files.maxPartitionBytes``, each file counted with ``open_cost``
+    more, ``spark.sql.files.openCostInBytes``), while there are at least ``min_tasks``
+    tasks so that every core gets work.  Files of unknown size (remote inputs) count as a
+    full task: a Common Crawl WARC (~1 GB) is one task.  Files go largest first to the
+    least loaded task (LPT), and the tasks are returned largest first.
+    """
+    if not sizes:
+        return []
+    weights = [max_task_bytes if s is None else s + open_cost for s in sizes]
+    count = max(min_tasks, -(-sum(weights) // max_task_bytes))
+    count = max(1, min(count, len(sizes)))
+    loads = [0] * count
+    tasks: list[list[int]] = [[] for _ in range(count)]
+    for i in sorted(range(len(sizes)), key=lambda i: -weights[i]):
+        k = loads.index(min(loads))
+        tasks[k].append(i)
+        loads[k] += weights[i]
+    order = sorted(range(count), key=lambda k: -loads[k])
+    return [sorted(tasks[k]) for k in order if tasks[k]]
+
+
+def _input_size(location: str) -> int | None:
+    if _is_remote(location):
+        return None
+    try:
+        return os.path.getsize(_local_path(location))
+    except OSError:
+        return None  # reported by the task that tries to read it
+
+
+def input_frame(spark, files: list[tuple[str, str]], num_partitions: int | None):
+    """The input DataFrame ``(location, warc_filename, file_index)``, partitioned by
+    :func:`plan_tasks` (``num_partitions`` sets the number of tasks instead)."""
+    conf = spark.conf
+    if num_partitions:
+        min_tasks, max_bytes = num_partitions, 1 << 62
+    else:
+        min_tasks = 2 * spark.sparkContext.defaultParallelism
+        max_bytes = _conf_bytes(conf.get("spark.sql.files.maxPartitionBytes", "128m"))
+    open_cost = _conf_bytes(conf.get("spark.sql.files.openCostInBytes", "4m"))
+    tasks = plan_tasks([_input_size(loc) for loc, _name in files], min_tasks, max_bytes, open_cost)
+    rows = [[(files[i][0], files[i][1], i) for i in task] for task in tasks]
+    # one element per slice (no shuffle): task k streams the files of rows[k]
+    rdd = spark.sparkContext.parallelize(range(len(rows)), max(1, len(rows))).flatMap(lambda k: rows[k])
+    return spark.createDataFrame(rdd, "location string, warc_filename string, file_index int")
+
+
+def _conf_bytes(value: str) -> int:
+    """A Spark size setting ("128m", "4194304", "1g") in bytes."""
+    m = re.fullmatch(r"\s*(\d+)\s*([kmgt]?)b?\s*", str(value).lower())
+    if not m:
+        raise UserError(f"not a size: {value!r}")
+    return int(m.group(1)) * 1024 ** " kmgt".index(m.group(2) or " ")
+
+
+def output_writer(config: JobConfig) -> str:
+    """``arrow`` or ``spark``: ``auto`` picks the workers' pyarrow writer for local outputs."""
+    if config.writer == "auto":
+        return "spark" if _is_remote(config.output) else "arrow"
+    return config.writer
+
+
+_PYARROW_CODECS = {
+    "uncompressed": "none",
+    "none": "none",
+    "snappy": "snappy",
+    "gzip": "gzip",
+    "zstd": "zstd",
+    "lz4": "lz4",
+    "lz4_raw": "lz4",
+    "brotli": "brotli",
+}
+
+
+def _parquet_codec(spark) -> str:
+    """Spark's configured Parquet codec, as pyarrow names it (zstd when pyarrow lacks it)."""
+    codec = (spark.conf.get("spark.sql.parquet.compression.codec", "zstd") or "zstd").lower()
+    return _PYARROW_CODECS.get(codec, "zstd")
+
+
 def run_batch(
     spark,
     store: OutputStore | LocalOutputStore,
     files: list[tuple[str, str]],
     config: JobConfig,
     batch_id: str,
-) -> None:
-    """Extract one batch of input files and commit it into the output."""
+) -> list:
+    """Extract one batch of input files and commit it into the output; returns the statistics
+    rows of its input files (``warc_filename``, ``scores``, ``error``)."""
     settings = WorkerSettings(
         config.methods, config.params, config.max_html_bytes, config.rows_per_batch, config.worker_memory_mb
     )
-    partitions = config.num_partitions or len(files)
-    # one slice per file (no shuffle): each task streams its own WARC files
-    slices = max(1, min(partitions, len(files)))
-    inputs = spark.sparkContext.parallelize(files, slices).toDF("location string, warc_filename string")
-    table = inputs.mapInArrow(make_partition_fn(settings), spark_schema())
     staging = "/".join([config.output.rstrip("/"), *STAGING, batch_id])
-    table.write.mode("overwrite").partitionBy("method").parquet(staging)
+    inputs = input_frame(spark, files, config.num_partitions)
+    if output_writer(config) == "arrow":
+        # the workers write the Parquet files: no row crosses into the JVM
+        settings.write_dir = os.path.abspath(_local_path(staging))
+        settings.compression = _parquet_codec(spark)
+        stats = inputs.mapInArrow(make_partition_fn(settings), STATS_COLUMNS).collect()
+        missing = {name for _loc, name in files} - {row["warc_filename"] for row in stats}
+        if missing:  # cannot happen unless a task lost its output silently
+            raise RuntimeError(f"no output reported for {len(missing)} input file(s): {sorted(missing)[:3]}")
+    else:
+        table = inputs.mapInArrow(make_partition_fn(settings), spark_schema())
+        table.write.mode("overwrite").partitionBy("method").parquet(staging)
+        stats = spark.read.parquet(f"{staging}/method={FILES_METHOD}").select(
+            "warc_filename", "scores", "error"
+        )
+        stats = stats.collect()
     # move parts into place, names prefixed with the batch id, then write the marker
     for entry in store.list(*STAGING, batch_id):
         if not entry.startswith("method="):
@@ -724,10 +939,11 @@ def run_batch(
         f"{batch_id}.json",
     )
     store.delete(*STAGING, batch_id)
+    return stats
 
 
 def summarize(
-    spark, config: JobConfig, batch_ids: list[str], files_total: int, files_skipped: int, elapsed: float
+    config: JobConfig, stats_rows: list, files_total: int, files_skipped: int, elapsed: float
 ) -> dict[str, Any]:
     """Summary of this run, from the per-file statistics rows (the table is not re-read)."""
     summary: dict[str, Any] = {
@@ -744,14 +960,12 @@ def summarize(
         "records_per_second": None,
         "content_records_per_second": None,
     }
-    if not batch_ids:
+    if not stats_rows:
         return summary
-    stats_paths = ["/".join([config.output.rstrip("/"), *FILE_STATS, b]) for b in batch_ids]
-    rows = spark.read.parquet(*stats_paths).select("warc_filename", "scores", "error").collect()
     counts: Counter = Counter()
     by: dict[str, Counter] = {}
     records = 0
-    for row in rows:
+    for row in stats_rows:
         for key, value in (row["scores"] or {}).items():
             if key.startswith("records."):
                 counts[key[len("records.") :]] += int(value)
@@ -762,7 +976,7 @@ def summarize(
                 records += int(value)
         if row["error"]:
             summary["file_errors"][row["warc_filename"]] = row["error"]
-    summary["files_processed"] = len(rows)
+    summary["files_processed"] = len(stats_rows)
     summary["content_records"] = records
     summary["records_by_warc_type"] = dict(sorted(counts.items()))
     summary["rows_by_method_status"] = {m: dict(sorted(c.items())) for m, c in sorted(by.items())}
@@ -783,14 +997,11 @@ def run(config: JobConfig, spark=None, files: list[tuple[str, str]] | None = Non
     done = prepare_output(store, config)
     todo = [f for f in files if f[1] not in done]
     size = config.files_per_batch or len(todo) or 1
-    batch_ids = []
+    stats_rows = []
     for start in range(0, len(todo), size):
         batch_id = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:8]
-        run_batch(spark, store, todo[start : start + size], config, batch_id)
-        batch_ids.append(batch_id)
-    summary = summarize(
-        spark, config, batch_ids, len(files), len(files) - len(todo), time.perf_counter() - started
-    )
+        stats_rows += run_batch(spark, store, todo[start : start + size], config, batch_id)
+    summary = summarize(config, stats_rows, len(files), len(files) - len(todo), time.perf_counter() - started)
     store.write_text(json.dumps(summary, indent=2, default=str), "_summary.json")
     return summary
 
@@ -874,7 +1085,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true", help="add only the inputs not yet in the output")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output")
     p.add_argument(
-        "--num-partitions", type=int, default=None, help="Spark partitions (default: one per file)"
+        "--num-partitions",
+        type=int,
+        default=None,
+        help="Spark tasks (default: small files packed up to spark.sql.files.maxPartitionBytes, "
+        "at least two tasks per core)",
     )
     p.add_argument(
         "--max-html-bytes",
@@ -889,6 +1104,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="commit the output every N input files (default: all in one batch)",
     )
     p.add_argument("--show-rows", type=int, default=None, help="rows printed after the summary (default 3)")
+    p.add_argument(
+        "--writer",
+        default=None,
+        choices=WRITERS,
+        help="who writes the Parquet files: the Python workers with pyarrow (arrow; local outputs), "
+        "Spark (spark; any Hadoop filesystem) or auto (default: arrow for local outputs)",
+    )
     return p
 
 

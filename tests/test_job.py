@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from pyspark.sql import functions as F
 from warcio.archiveiterator import ArchiveIterator
 
 from contentx_udf import job
@@ -125,10 +126,13 @@ def test_output_that_is_a_file_is_refused(tmp_path, capsys):
         (["--input", str(SAMPLE), "--methods", "nope"], "unknown method 'nope'"),
         (["--input", str(SAMPLE), "--max-html-bytes", "-5"], "--max-html-bytes"),
         (["--input", str(SAMPLE), "--resume", "--overwrite"], "exclude each other"),
+        (["--input", str(SAMPLE), "--writer", "arrow", "--output", "s3a://bucket/x"], "local paths only"),
     ],
 )
 def test_user_errors_are_one_clear_line(argv, message, tmp_path, capsys):
-    code = job.main([*argv, "--output", str(tmp_path / "out")])
+    if "--output" not in argv:
+        argv = [*argv, "--output", str(tmp_path / "out")]
+    code = job.main(argv)
     err = capsys.readouterr().err
     assert code == 2
     assert message in err
@@ -164,6 +168,47 @@ def test_empty_listing_is_a_user_error(tmp_path):
     listing.write_text("\n")
     with pytest.raises(UserError, match="empty"):
         expand_inputs([str(listing)], str(tmp_path))
+
+
+def test_arrow_and_spark_writers_give_the_same_table(spark, tmp_path):
+    """The workers' pyarrow writer (local outputs) and Spark's writer: same rows, same types."""
+    cut = tmp_path / "cut.warc.gz"  # a truncated copy: error rows and a file error too
+    cut.write_bytes(SAMPLE.read_bytes()[: SAMPLE.stat().st_size // 2])
+    inputs = [SAMPLE, cut]
+    tables = {}
+    for writer in ("arrow", "spark"):
+        out = tmp_path / writer
+        summary = job.run(config(inputs, out, writer=writer), spark=spark)
+        df = read_table(spark, out)  # (without the timing in the scores)
+        df = df.withColumn("scores", F.map_filter("scores", lambda k, _v: k != "ms"))
+        tables[writer] = (
+            df.schema.simpleString(),
+            sorted(tuple(map(str, r)) for r in df.collect()),
+            summary["rows_by_method_status"],
+            summary["records_by_warc_type"],
+        )
+        stats = spark.read.parquet(str(out / "_contentx" / "files" / "*")).collect()
+        assert len(stats) == len(inputs)
+        assert not list(out.rglob(".*.tmp")), "no temporary file is left behind"
+    assert tables["arrow"][0] == tables["spark"][0]
+    assert len(tables["arrow"][1]) > 0
+    assert tables["arrow"][1] == tables["spark"][1]
+    assert tables["arrow"][2:] == tables["spark"][2:]
+
+
+def test_a_retried_file_replaces_its_parts(tmp_path):
+    """A task that runs again (retry, speculation) rewrites the same part names: no duplicates."""
+    settings = job.WorkerSettings(("cectd-ds",), {}, 1_048_576, 8, write_dir=str(tmp_path))
+    first = dict(job.write_file_output(str(SAMPLE), "sample", 3, settings)["scores"])
+    second = dict(job.write_file_output(str(SAMPLE), "sample", 3, settings)["scores"])
+    written = sum(v for k, v in first.items() if k.startswith("rows."))
+    assert written == sum(v for k, v in second.items() if k.startswith("rows.")) > 0
+    import pyarrow.parquet as pq
+
+    parts = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
+    assert parts == ["method=_files/part-00003.parquet", "method=cectd-ds/part-00003.parquet"]
+    rows = sum(pq.read_metadata(tmp_path / p).num_rows for p in parts)
+    assert rows == written + 1  # and the statistics row
 
 
 def _comparable(spark, out: Path) -> list[tuple]:
@@ -328,3 +373,28 @@ def test_per_page_time_limit_gives_timeout_rows_and_the_task_goes_on(spark, tmp_
     assert len(rows) == len(truth)
     assert all(r["status"] == "error" and r["error"] == "timeout" for r in rows), rows
     assert summary["rows_by_method_status"]["ccb"] == {"error": len(truth)}
+
+
+def test_plan_tasks_packs_small_files_and_keeps_every_core_busy():
+    mb = 1 << 20
+    # eleven 6.5 MB files: packed into the minimum of four tasks, balanced (3, 3, 3, 2 files)
+    tasks = job.plan_tasks([int(6.5 * mb)] * 11, 4, 128 * mb, 4 * mb)
+    assert sorted(len(t) for t in tasks) == [2, 3, 3, 3]
+    assert sorted(i for t in tasks for i in t) == list(range(11))
+    # 1 GB files (Common Crawl): one per task, and unknown (remote) sizes count as a full task
+    assert job.plan_tasks([1 << 30] * 3, 4, 128 * mb, 4 * mb) == [[0], [1], [2]]
+    assert len(job.plan_tasks([None] * 5, 2, 128 * mb, 4 * mb)) == 5
+    # 300 MB of small files over a 128 MB cap: three tasks at least, the big file alone
+    sizes = [200 * mb] + [5 * mb] * 20
+    tasks = job.plan_tasks(sizes, 1, 128 * mb, 4 * mb)
+    assert [0] in tasks and len(tasks) == 3
+    assert job.plan_tasks([], 4, 128 * mb, 4 * mb) == []
+
+
+def test_spark_size_settings_are_read_like_spark():
+    assert job._conf_bytes("128m") == 128 << 20
+    assert job._conf_bytes("4194304") == 4194304
+    assert job._conf_bytes("1g") == 1 << 30
+    assert job._conf_bytes("64MB") == 64 << 20
+    with pytest.raises(UserError):
+        job._conf_bytes("lots")
