@@ -517,8 +517,10 @@ def _to_batch(rows: list[dict[str, Any]], schema):
     return pa.RecordBatch.from_pydict(columns, schema=schema)
 
 
-#: Bytes of Arrow data gathered per method before a Parquet row group is written.
+#: Bytes of Arrow data a worker gathers (all methods together) before writing Parquet row
+#: groups: each method's writer flushes at its share, at least 8 MiB.
 ROW_GROUP_BYTES = 64 * 1024 * 1024
+MIN_ROW_GROUP_BYTES = 8 * 1024 * 1024
 
 
 class _PartWriter:
@@ -537,6 +539,8 @@ class _PartWriter:
         self.pending_bytes = 0
         self.writer = None
         self.tmp = os.path.join(directory, f".{name}.{uuid.uuid4().hex[:8]}.tmp")
+        # (+1: the method "none" of the unextracted records)
+        self.flush_bytes = max(MIN_ROW_GROUP_BYTES, ROW_GROUP_BYTES // (len(settings.methods) + 1))
 
     def add(self, row: dict[str, Any]) -> None:
         self.rows.append(row)
@@ -549,7 +553,7 @@ class _PartWriter:
             self.rows = []
             self.batches.append(batch)
             self.pending_bytes += batch.nbytes
-            if self.pending_bytes >= ROW_GROUP_BYTES:
+            if self.pending_bytes >= self.flush_bytes:
                 self._write_row_group()
 
     def _write_row_group(self) -> None:

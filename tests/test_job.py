@@ -375,6 +375,22 @@ def test_per_page_time_limit_gives_timeout_rows_and_the_task_goes_on(spark, tmp_
     assert summary["rows_by_method_status"]["ccb"] == {"error": len(truth)}
 
 
+def test_worker_writer_splits_large_outputs_into_row_groups(tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
+    monkeypatch.setattr(job, "ROW_GROUP_BYTES", 1)
+    monkeypatch.setattr(job, "MIN_ROW_GROUP_BYTES", 20_000)  # a few pages of text per row group
+    settings = job.WorkerSettings(("cectd-ds", "coreex"), {}, 1_048_576, 4, write_dir=str(tmp_path))
+    stats = dict(job.write_file_output(str(SAMPLE), "sample", 0, settings)["scores"])
+    for method in ("cectd-ds", "coreex"):
+        meta = pq.read_metadata(tmp_path / f"method={method}" / "part-00000.parquet")
+        assert meta.num_row_groups > 1
+        assert meta.num_rows == sum(v for k, v in stats.items() if k.startswith(f"rows.{method}."))
+    table = pq.read_table(tmp_path / "method=cectd-ds" / "part-00000.parquet")
+    assert "method" not in table.column_names  # the partition directory holds it
+    assert table.num_rows == len(set(table.column("warc_record_offset").to_pylist()))
+
+
 def test_plan_tasks_packs_small_files_and_keeps_every_core_busy():
     mb = 1 << 20
     # eleven 6.5 MB files: packed into the minimum of four tasks, balanced (3, 3, 3, 2 files)
