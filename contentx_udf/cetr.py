@@ -24,8 +24,9 @@ script, style and comments are already gone):
    * ``cetr-dff`` -- density farthest-first (Weka's ``MakeDensityBasedClusterer`` around
      ``FarthestFirst``) on the same model, the winner of the histogram paper (Table 2).
 
-5. The selected lines' spans become text by :meth:`SourceArrays.text_of_spans` (the text of
-   :meth:`SourceArrays.text_of` for those characters).
+5. The selected lines' spans become text as :meth:`SourceArrays.text_of_spans` makes it (the
+   text of :meth:`SourceArrays.text_of` for those characters), read off the page's block text
+   (:attr:`SourceArrays.block_text`, which CCB shares) at places computed once per page.
 
 Everything is numpy over the text between the tags, the tags and the lines; the only Python
 loops are the bounded clustering iterations.  The lines (and the text of a selection) are
@@ -75,6 +76,7 @@ import numpy as np
 
 from .core import MethodResult
 from .document import Document, SourceArrays
+from .source import clean_string
 
 _NEWLINE, _SPACE = ord("\n"), ord(" ")
 
@@ -584,17 +586,81 @@ def density_farthest_first(points: np.ndarray, k: int, min_std: float) -> Cluste
 # --- output ------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class LineText:
+    """The lines' places in the page text with block breaks (:attr:`SourceArrays.block_text`),
+    computed once per page and shared by the four methods (``source.memo``).
+
+    Line ``i`` is ``text[lo[i]:hi[i]]``; ``blocks_at_start`` / ``blocks_at_end`` count the block
+    tags before its start and its end, ``touches[i]`` whether it starts where line ``i - 1``
+    ends.  This is :meth:`SourceArrays.text_of_spans` with the per-page part done once.
+    """
+
+    text: str
+    lo: np.ndarray
+    hi: np.ndarray
+    blocks_at_start: np.ndarray
+    blocks_at_end: np.ndarray
+    touches: np.ndarray
+
+
+def line_text(source: SourceArrays, lines: Lines) -> LineText:
+    """The :class:`LineText` of ``lines`` (kept in ``source.memo`` under the lines' identity)."""
+    key = ("cetr-line-text", id(lines))
+    found = source.memo.get(key)
+    if found is None or found[0] is not lines:
+        found = source.memo[key] = (lines, _line_text(source, lines))
+    return found[1]
+
+
+def _line_text(source: SourceArrays, lines: Lines) -> LineText:
+    # block tags before each tag index, and the text and block-tag offsets of both line ends
+    blocks = np.zeros(source.tag_start.size + 1, dtype=np.int64)
+    source.tag_is_block.cumsum(out=blocks[1:])
+    k_start = source.tag_start.searchsorted(lines.start, side="left")  # tags before
+    k_end = source.tag_start.searchsorted(lines.end, side="left")
+    at_start, at_end = blocks[k_start], blocks[k_end]
+    touches = np.zeros(lines.size, dtype=bool)
+    np.equal(lines.start[1:], lines.end[:-1], out=touches[1:])
+    return LineText(
+        text=source.block_text,
+        lo=lines.start - source.tag_chars_before[k_start] + at_start,
+        hi=lines.end - source.tag_chars_before[k_end] + at_end,
+        blocks_at_start=at_start,
+        blocks_at_end=at_end,
+        touches=touches,
+    )
+
+
 def content_text(source: SourceArrays, lines: Lines, content: np.ndarray) -> str:
-    """Text of the selected lines (``source.text_of_spans``); methods of one page that select
-    the same lines share it (``source.memo``)."""
+    """Text of the selected lines: :meth:`SourceArrays.text_of_spans` of their spans, read off
+    :class:`LineText`.  Lines that touch merge into one run; a block tag between two runs
+    breaks the line.  Methods of one page that select the same lines share the text
+    (``source.memo``)."""
     if not content.any():
         return ""
-    start, end = lines.start[content], lines.end[content]
-    key = ("cetr-text", start.tobytes(), end.tobytes())
-    text = source.memo.get(key)
-    if text is None:
-        text = source.memo[key] = source.text_of_spans(start, end)
-    return text
+    key = ("cetr-text", id(lines), content.tobytes())
+    found = source.memo.get(key)
+    if found is not None and found[0] is lines:
+        return found[1]
+    lt = line_text(source, lines)
+    # a selected line starts a run unless the previous line is selected and touches it
+    joined = content.copy()
+    joined[1:] &= content[:-1]
+    joined &= lt.touches
+    first = (content & ~joined).nonzero()[0]
+    joined[:-1] = joined[1:]
+    joined[-1] = False
+    last = (content & ~joined).nonzero()[0]
+    lo, hi = lt.lo[first].tolist(), lt.hi[last].tolist()
+    sep = ["\n" if b else "" for b in (lt.blocks_at_start[first[1:]] > lt.blocks_at_end[last[:-1]]).tolist()]
+    sep.append("")
+    text = lt.text
+    out = clean_string(
+        "".join([piece for a, b, s in zip(lo, hi, sep, strict=True) for piece in (text[a:b], s)])
+    )
+    source.memo[key] = (lines, out)
+    return out
 
 
 def _base_scores(lines: Lines, sigma: float) -> dict[str, float]:

@@ -470,6 +470,21 @@ def test_text_of_spans_is_text_of_their_characters(page):
         _check_spans(html, lines.start[chosen], lines.end[chosen])
 
 
+@pytest.mark.parametrize("page", [TTR_TABLE_PAGE, "<body>\n<p>AT&amp;T &lt; 5</p>\n</body>"])
+def test_content_text_is_text_of_spans(page):
+    """content_text (the lines' places in the block text, computed once per page) gives what
+    text_of_spans gives for the selected lines' spans."""
+    html = Document.parse(one_line_page(60) + page).source.html
+    params = resolve_params("cetr-tm", {"rebreak_chars": 30, "rebreak_over": 30})
+    src = SourceArrays.from_html(html)
+    lines = source_lines(src, params)
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        chosen = rng.random(lines.size) < rng.random()
+        expected = SourceArrays.from_html(html).text_of_spans(lines.start[chosen], lines.end[chosen])
+        assert cetr.content_text(src, lines, chosen) == expected
+
+
 def _check_spans(html: str, starts: np.ndarray, ends: np.ndarray) -> None:
     mask = np.zeros(len(html), dtype=bool)
     for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
