@@ -412,6 +412,13 @@ class LineModel:
             self._points[key] = (points / scale, scale)
         return self._points[key]
 
+    def fit_points(self, alpha: int, normalize: bool) -> FitPoints:
+        """:class:`FitPoints` of :meth:`scaled_points`: what the three clusterings share."""
+        key = ("fit", alpha, normalize)
+        if key not in self._points:
+            self._points[key] = FitPoints(self.scaled_points(alpha, normalize)[0])
+        return self._points[key]
+
 
 def line_model(source: SourceArrays, params: dict[str, Any]) -> LineModel:
     """The :class:`LineModel` of ``source`` under ``params``, computed once per page."""
@@ -473,6 +480,40 @@ def fit_sample(points: np.ndarray) -> np.ndarray:
     return points[::stride] if stride > 1 else points
 
 
+class FitPoints:
+    """Points to cluster with their :func:`fit_sample` as the clusterers read it: the
+    coordinates as contiguous arrays, the rows ``(x, y, 1)`` and the farthest-first centres
+    (CETR-KM and CETR-DFF start from the same ones).  Computed once per page and model
+    (:meth:`LineModel.fit_points`)."""
+
+    def __init__(self, points: np.ndarray):
+        self.points = points
+        self.fit = fit_sample(points)
+        self.x = self.fit[:, 0].copy()
+        self.y = self.fit[:, 1].copy()
+        self._centres: dict[tuple[int, bool], np.ndarray] = {}
+        self._extended: np.ndarray | None = None
+
+    def centres(self, k: int, from_origin: bool) -> np.ndarray:
+        """:func:`farthest_first_centres` of the fitted points (indices into :attr:`fit`)."""
+        key = (k, from_origin)
+        found = self._centres.get(key)
+        if found is None:
+            found = self._centres[key] = _farthest_first(self.x, self.y, k, from_origin)
+        return found
+
+    @property
+    def extended(self) -> np.ndarray:
+        """The fitted points as rows ``(x, y, 1)``: the squared distance to a centroid, less
+        ``|p|^2``, is one product with ``(-2 cx, -2 cy, cx^2 + cy^2)``."""
+        if self._extended is None:
+            extended = np.empty((self.fit.shape[0], 3))
+            extended[:, :2] = self.fit
+            extended[:, 2] = 1.0
+            self._extended = extended
+        return self._extended
+
+
 def nearest_centroid(points: np.ndarray, centroids: np.ndarray) -> np.ndarray:
     """Index of the nearest centroid of each point:
     ``argmin_j |p - c_j|^2 = argmin_j (|c_j|^2 - 2 p.c_j)``, one small matrix product."""
@@ -489,31 +530,33 @@ class Clustering:
     iterations: int
 
 
-def kmeans(points: np.ndarray, k: int, max_iter: int, *, origin_fixed: bool = False) -> Clustering:
+def kmeans(
+    points: np.ndarray, k: int, max_iter: int, *, origin_fixed: bool = False, fitted: FitPoints | None = None
+) -> Clustering:
     """Lloyd's k-means on 2-D points with a deterministic farthest-first initialisation.
 
     ``origin_fixed`` (CETR's tailored clustering, WWW'10): centroid 0 is the origin and stays
     there, the other ``k - 1`` start farthest-first from it and move; cluster 0 is
     non-content.  Otherwise the cluster whose centroid is nearest the origin is non-content
     (overview, "Extraction in two dimensions").  Iterates until no label changes, at most
-    ``max_iter`` times, on :func:`fit_sample` of the points.
+    ``max_iter`` times, on :func:`fit_sample` of the points (``fitted``: their
+    :class:`FitPoints`, if already made).
     """
-    fit = fit_sample(points)
-    x, y = fit[:, 0].copy(), fit[:, 1].copy()
+    if fitted is None:
+        fitted = FitPoints(points)
+    x, y = fitted.x, fitted.y
     if origin_fixed:
-        first = _farthest_first(x, y, k - 1, True)
+        first = fitted.centres(k - 1, True)
         cx, cy = [0.0, *x.take(first).tolist()], [0.0, *y.take(first).tolist()]
     else:
-        first = _farthest_first(x, y, k, False)
+        first = fitted.centres(k, False)
         cx, cy = x.take(first).tolist(), y.take(first).tolist()
     k = len(cx)
     movable = [not origin_fixed] + [True] * (k - 1)
     labels = None
     # nearest_centroid as one product: (x, y, 1) . (-2 cx, -2 cy, cx^2 + cy^2), the constant
     # term added last as there (same values, checked on the development set)
-    extended = np.empty((fit.shape[0], 3))
-    extended[:, :2] = fit
-    extended[:, 2] = 1.0
+    extended = fitted.extended
     iterations = 0
     for iterations in range(1, max(max_iter, 1) + 1):  # noqa: B007
         toward = np.array(
@@ -534,51 +577,54 @@ def kmeans(points: np.ndarray, k: int, max_iter: int, *, origin_fixed: bool = Fa
             if movable[c] and counts[c]:
                 cx[c], cy[c] = sum_x[c] / counts[c], sum_y[c] / counts[c]
     centroids = np.array([cx, cy]).T.copy()
-    if fit is not points or iterations == max_iter:
+    if fitted.fit is not points or iterations == max_iter:
         labels = nearest_centroid(points, centroids)
     noncontent = 0 if origin_fixed else int((centroids * centroids).sum(axis=1).argmin())
     return Clustering(labels=labels, centroids=centroids, noncontent=noncontent, iterations=iterations)
 
 
-def density_farthest_first(points: np.ndarray, k: int, min_std: float) -> Clustering:
+def density_farthest_first(
+    points: np.ndarray, k: int, min_std: float, fitted: FitPoints | None = None
+) -> Clustering:
     """Weka's ``MakeDensityBasedClusterer`` around ``FarthestFirst`` (histogram paper, Table 2,
     "Density Farthest First"): farthest-first clusters, then one normal distribution per cluster
     and dimension (mean, std of its members, std at least ``min_std``) with the cluster's share
     of the lines as prior; each line goes to the cluster of highest ``log prior + log density``.
-    The cluster whose mean is nearest the origin is non-content."""
-    fit = fit_sample(points)
-    centres = fit[farthest_first_centres(fit, k)]
+    The cluster whose mean is nearest the origin is non-content.  ``fitted``: the points'
+    :class:`FitPoints`, if already made."""
+    if fitted is None:
+        fitted = FitPoints(points)
+    fit, x, y = fitted.fit, fitted.x, fitted.y
+    centres = fit[fitted.centres(k, False)]
     k = centres.shape[0]
     first = nearest_centroid(fit, centres)
     counts = np.bincount(first, minlength=k).astype(np.float64)
-    means = np.empty((k, 2))
-    stds = np.empty((k, 2))
-    for d in range(2):
-        s1 = np.bincount(first, weights=fit[:, d], minlength=k)
-        s2 = np.bincount(first, weights=fit[:, d] ** 2, minlength=k)
-        means[:, d] = s1 / np.maximum(counts, 1)
-        var = s2 / np.maximum(counts, 1) - means[:, d] ** 2
-        stds[:, d] = np.sqrt(np.maximum(var, 0.0))
-    stds = np.maximum(stds, min_std)
-    log_prior = np.log((counts + 1.0) / (counts.sum() + k)).tolist()  # Laplace, as Weka
-    log_norm = np.log(stds).sum(axis=1).tolist()
+    # per dimension (rows x, y) and cluster: the sums of the members and of their squares
+    s1, s2 = np.empty((2, k)), np.empty((2, k))
+    for d, values in enumerate((x, y)):
+        s1[d] = np.bincount(first, weights=values, minlength=k)
+        s2[d] = np.bincount(first, weights=values * values, minlength=k)
+    members = np.maximum(counts, 1)
+    mean = s1 / members
+    std = np.maximum(np.sqrt(np.maximum(s2 / members - mean * mean, 0.0)), min_std)
+    log_prior = np.log((counts + 1.0) / (counts.sum() + k))  # Laplace, as Weka
+    log_norm = np.log(std).sum(axis=0)
     # log prior + log density of every line under every cluster, one row per cluster:
     # -0.5 * (zx^2 + zy^2) - log sx - log sy + log prior
-    x, y = points[:, 0].copy(), points[:, 1].copy()
-    score = np.empty((k, x.size))
-    for c in range(k):
-        zx = x - means[c, 0]
-        zx /= stds[c, 0]
-        zx *= zx
-        zy = y - means[c, 1]
-        zy /= stds[c, 1]
-        zy *= zy
-        zx += zy
-        zx *= -0.5
-        zx -= log_norm[c]
-        zx += log_prior[c]
-        score[c] = zx
-    labels = score.argmax(axis=0)
+    if fitted.fit is not points:
+        x, y = points[:, 0], points[:, 1]
+    zx = x - mean[0][:, None]
+    zx /= std[0][:, None]
+    zx *= zx
+    zy = y - mean[1][:, None]
+    zy /= std[1][:, None]
+    zy *= zy
+    zx += zy
+    zx *= -0.5
+    zx -= log_norm[:, None]
+    zx += log_prior[:, None]
+    labels = zx.argmax(axis=0)
+    means = np.ascontiguousarray(mean.T)
     noncontent = int(np.einsum("kd,kd->k", means, means).argmin())
     return Clustering(labels=labels, centroids=means, noncontent=noncontent, iterations=1)
 
@@ -700,12 +746,14 @@ def _cluster_method(doc: Document, params: dict[str, Any], mode: str) -> MethodR
     lines, sigma = model.lines, model.sigma
     if lines.size == 0:
         return _empty()
-    scaled, scale = model.scaled_points(int(params["alpha"]), bool(params["normalize_dimensions"]))
+    alpha, normalize = int(params["alpha"]), bool(params["normalize_dimensions"])
+    scaled, scale = model.scaled_points(alpha, normalize)
+    fitted = model.fit_points(alpha, normalize)
     k = max(int(params["k"]), 1)
     if mode == "dff":
-        clusters = density_farthest_first(scaled, k, float(params["min_std_dev"]))
+        clusters = density_farthest_first(scaled, k, float(params["min_std_dev"]), fitted)
     else:
-        clusters = kmeans(scaled, k, int(params["max_iter"]), origin_fixed=mode == "tailored")
+        clusters = kmeans(scaled, k, int(params["max_iter"]), origin_fixed=mode == "tailored", fitted=fitted)
     used = np.count_nonzero(np.bincount(clusters.labels, minlength=k))
     if used <= 1 and mode != "tailored":
         content = np.ones(lines.size, dtype=bool)  # nothing to separate: one cluster
