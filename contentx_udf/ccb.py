@@ -361,17 +361,6 @@ class WordSpans:
     def count(self) -> int:
         return len(self.first)
 
-    def _tiled(self, rows: int, width: int) -> tuple[np.ndarray, np.ndarray]:
-        """The spans of ``rows`` rows of ``width`` entries one after the other (row ``r``'s
-        entries from ``r * width + 1``), kept for the next call."""
-        tiled = self.__dict__.get("_tiles")
-        if tiled is None or tiled[0] < rows or tiled[1] != width:
-            shift = np.arange(1, rows * width, width, dtype=np.float64)[:, None]
-            tiled = (rows, width, (self.first + shift).reshape(-1), (self.last + shift).reshape(-1))
-            self.__dict__["_tiles"] = tiled
-        end = rows * self.count
-        return tiled[2][:end], tiled[3][:end]
-
     def extracted(self, ratios: np.ndarray, threshold: float) -> np.ndarray:
         """Per row of ``ratios`` (one blurred vector per row), the words extracted.
 
@@ -397,13 +386,17 @@ class WordSpans:
         above = values > edge
         at = np.flatnonzero(above[1:] != above[:-1])  # crossings between `at` and `at + 1`
         low = values[at].astype(np.float64)
-        at = at + (threshold - low) / (values[at + 1] - low)
-        # the words of each row as spans in the same coordinates (a span's place on the
-        # vector + 1 + the row's start); an interval's words: from the first whose span ends
-        # after its start, up to the last whose span starts before its end
-        first, last = self._tiled(rows, width)
-        lo = last.searchsorted(at[0::2], side="right")
-        hi = first.searchsorted(at[1::2], side="left")
+        crossing = at + (threshold - low) / (values[at + 1] - low)
+        # an interval's words: from the first whose span ends after its start, up to the
+        # last whose span starts before its end; both ends lie on the same row, whose
+        # place on the vector is `crossing - shift` (exact: an integer off a larger float)
+        row = at[0::2] // width
+        shift = row * width + 1
+        lo = self.last.searchsorted(crossing[0::2] - shift, side="right")
+        hi = self.first.searchsorted(crossing[1::2] - shift, side="left")
+        # word numbers of the rows one after the other
+        lo += row * words
+        hi += row * words
         # the words of an interval are the range lo:hi; both ascend: merge the ranges that
         # overlap or touch, leave out the empty ones, and lay the runs out with np.repeat
         keep = (hi > lo).nonzero()[0]
@@ -575,13 +568,25 @@ class CharacterVector:
     def cell_means(self, cell: int) -> np.ndarray:
         """Mean of every ``cell`` consecutive entries (the last cell may be shorter)."""
         size = self.size
+        cells = -(-size // cell)
         pattern = np.zeros(self.runs.size, dtype=np.uint8)
         pattern[0::2] = 1
-        content = np.zeros(size + 1, dtype=np.int64)  # content entries before each entry
-        np.cumsum(np.repeat(pattern, self.runs), out=content[1:])
-        edges = np.arange(0, size + cell, cell)  # ceil(size / cell) + 1 edges
-        edges[-1] = size
-        return np.diff(content[edges]) / np.diff(edges)
+        entries = np.zeros(cells * cell, dtype=np.uint8)  # the vector, zeros after its end
+        entries[:size] = np.repeat(pattern, self.runs)
+        lengths = np.full(cells, float(cell))
+        lengths[-1:] = size - cell * (cells - 1)
+        return _cell_sums(entries, cell) / lengths
+
+
+def _cell_sums(entries: np.ndarray, cell: int) -> np.ndarray:
+    """Sum of every ``cell`` consecutive bytes of ``entries`` (0 or 1 each; a whole number of cells)."""
+    if cell in (2, 4, 8):
+        # a cell as one unsigned integer of `cell` bytes: times 0x0101...01, its top byte
+        # is the sum of its bytes (at most 8: no carry reaches it)
+        word = np.dtype(f"<u{cell}")
+        ones = word.type(int.from_bytes(bytes([1] * cell), "little"))
+        return (entries.view(word) * ones) >> (8 * (cell - 1))
+    return entries.reshape(-1, cell).sum(axis=1, dtype=np.int64)
 
 
 def character_vector(
