@@ -636,7 +636,7 @@ def token_content_code_vector(words: TextWords, tags: int) -> tuple[np.ndarray, 
 def _text_of_words(src: SourceArrays, text: PageText, words: TextWords, selected: np.ndarray) -> str:
     """The text with the letters of the words not selected left out (whitespace stays, so that
     words stay apart): :meth:`SourceArrays.text_of`, computed on the text with its line breaks
-    (:attr:`SourceArrays.block_text`).
+    (:attr:`SourceArrays.block_text`, or the stretch of it that the selected words span).
 
     The selected words come in a few runs of consecutive words: each run's stretch of the text
     is kept as it is, and what lies between two runs (whitespace, line breaks and the letters
@@ -652,12 +652,15 @@ def _text_of_words(src: SourceArrays, text: PageText, words: TextWords, selected
         return ""
     run_first = words.first[change[0::2]]
     run_last = words.last[change[1::2] - 1]
+    if "block_text" in src.__dict__:  # made already (CETR): read the runs there
+        base, block_text, block_pos = 0, src.block_text, text.tag_pos[src.tag_is_block]
+    else:  # only the stretch from the first run to the last, without naming the tags outside
+        base = int(run_first[0])
+        block_text, block_pos = src.block_text_between(base, int(run_last[-1]) + 1)
     # a word lies between two block tags: its line breaks before it are those before its first letter
-    block_pos = text.tag_pos[src.tag_is_block]
-    starts = (run_first + np.searchsorted(block_pos, run_first, side="right")).tolist()
+    starts = (run_first - base + np.searchsorted(block_pos, run_first, side="right")).tolist()
     last_first = words.first[change[1::2] - 1]
-    ends = (run_last + 1 + np.searchsorted(block_pos, last_first, side="right")).tolist()
-    block_text = src.block_text
+    ends = (run_last + 1 - base + np.searchsorted(block_pos, last_first, side="right")).tolist()
     pieces = [block_text[starts[0] : ends[0]]]
     for start, end, previous_end in zip(starts[1:], ends[1:], ends[:-1], strict=True):
         gap = block_text[previous_end:start]

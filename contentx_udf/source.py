@@ -338,6 +338,17 @@ class SourceArrays:
         """:attr:`block_codes` as a string."""
         return _as_text(self.block_codes)
 
+    def block_text_between(self, start: int, stop: int) -> tuple[str, np.ndarray]:
+        """The text characters ``start:stop`` with a line break where each block tag strictly
+        inside the stretch starts (the stretch of :attr:`block_text` from character ``start``
+        to character ``stop - 1``), and the text positions of those block tags.  Only the tags
+        inside are named (:meth:`_block_tags`)."""
+        tag_pos = self.text_offset[1:]
+        first = int(tag_pos.searchsorted(start, side="right"))
+        stop_tag = int(tag_pos.searchsorted(stop, side="left"))
+        at = tag_pos[first:stop_tag][self._block_tags(first, stop_tag)]
+        return _as_text(_with_breaks(self.text_codes[start:stop], at - start)), at
+
     def text_of(self, char_mask: np.ndarray) -> str:
         """Text of the selected non-tag characters; block tags become line breaks."""
         keep = char_mask & ~self.is_tag
