@@ -679,17 +679,34 @@ def _line_text(source: SourceArrays, lines: Lines) -> LineText:
 
 
 def content_text(source: SourceArrays, lines: Lines, content: np.ndarray) -> str:
-    """Text of the selected lines: :meth:`SourceArrays.text_of_spans` of their spans, read off
-    :class:`LineText`.  Lines that touch merge into one run; a block tag between two runs
-    breaks the line.  Methods of one page that select the same lines share the text
-    (``source.memo``)."""
+    """Text of the selected lines: :meth:`SourceArrays.text_of_spans` of their spans.
+
+    The first text of a page whose tags are not named yet comes from ``text_of_spans`` itself
+    (it names only the tags of the selected range: the cheaper way for one method alone);
+    later ones are read off :class:`LineText` (made once, the block text shared with CCB).
+    Methods of one page that select the same lines share the text (``source.memo``)."""
     if not content.any():
         return ""
     key = ("cetr-text", id(lines), content.tobytes())
     found = source.memo.get(key)
     if found is not None and found[0] is lines:
         return found[1]
-    lt = line_text(source, lines)
+    if "tag_is_block" in source.__dict__ or _FIRST_TEXT in source.memo:
+        out = _text_of_lines(line_text(source, lines), content)
+    else:
+        source.memo[_FIRST_TEXT] = True
+        out = source.text_of_spans(lines.start[content], lines.end[content])
+    source.memo[key] = (lines, out)
+    return out
+
+
+#: Memo key: a CETR method of the page made its text already.
+_FIRST_TEXT = ("cetr-text", "first")
+
+
+def _text_of_lines(lt: LineText, content: np.ndarray) -> str:
+    """The text of the ``content`` lines by :class:`LineText`: lines that touch merge into one
+    run; a block tag between two runs breaks the line."""
     # a selected line starts a run unless the previous line is selected and touches it
     joined = content.copy()
     joined[1:] &= content[:-1]
@@ -702,11 +719,9 @@ def content_text(source: SourceArrays, lines: Lines, content: np.ndarray) -> str
     sep = ["\n" if b else "" for b in (lt.blocks_at_start[first[1:]] > lt.blocks_at_end[last[:-1]]).tolist()]
     sep.append("")
     text = lt.text
-    out = clean_string(
+    return clean_string(
         "".join([piece for a, b, s in zip(lo, hi, sep, strict=True) for piece in (text[a:b], s)])
     )
-    source.memo[key] = (lines, out)
-    return out
 
 
 def _base_scores(lines: Lines, sigma: float) -> dict[str, float]:
