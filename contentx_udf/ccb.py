@@ -605,14 +605,17 @@ def character_vector(
     tags (after the name, before ``>``) too (dev-set refinements; the paper's vector keeps
     both).
     """
-    code = src.tag_end - src.tag_start
-    if not attributes_in_vector:
-        attributes = src.tag_start + 1 + src.tag_closing + _name_lengths(src)
-        code = code - np.maximum(src.tag_end - 1 - attributes, 0)
+    memo = _memo(src)
+    key = ("vector", whitespace_in_vector, attributes_in_vector)
+    if key not in memo:  # CCB and ACCB share all but the anchors
+        code = src.tag_end - src.tag_start
+        if not attributes_in_vector:  # "<", "/" if closing, the name and ">"
+            code = np.minimum(code, 2 + src.tag_closing + _name_lengths(src))
+        bounds = np.concatenate(([0], text.tag_pos, [text.size]))
+        memo[key] = (code, np.diff(bounds if whitespace_in_vector else text.letters_before[bounds]))
+    code, content = memo[key]
     if ignore_anchors:
         code = np.where(_anchors(src), 0, code)
-    bounds = np.concatenate(([0], text.tag_pos, [text.size]))
-    content = np.diff(bounds if whitespace_in_vector else text.letters_before[bounds])
     runs = np.empty(2 * code.size + 1, dtype=np.int64)
     runs[0::2] = content
     runs[1::2] = code
