@@ -1,6 +1,6 @@
 """Spark job throughput against a plain Python loop over the same records.
 
-    python benchmarks/job_speed.py [--copies 11] [--methods cectd-ds] [--hostile]
+    python benchmarks/job_speed.py [--copies 11] [--methods cectd-ds] [--writer auto] [--hostile]
 
 Copies ``../shared/warc/fixtures/scrapinghub-scale.warc.gz`` ``--copies`` times (181 pages
 each; 11 copies ~ 2,000 pages) into a temporary directory, then measures on this machine:
@@ -74,6 +74,7 @@ def main() -> int:
     )
     parser.add_argument("--copies", type=int, default=11)
     parser.add_argument("--methods", default="cectd-ds")
+    parser.add_argument("--writer", default="auto", choices=("auto", "arrow", "spark"))
     parser.add_argument("--hostile", action="store_true")
     args = parser.parse_args()
     methods = tuple(args.methods.split(","))
@@ -98,20 +99,31 @@ def main() -> int:
         spark = SparkSession.builder.appName("contentx-job-speed").getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")
         # warm-up: start the Python workers on a small run
-        run(JobConfig(inputs=[files[0]], output=f"{tmp}/warm", methods=methods), spark=spark)
-        summary = run(JobConfig(inputs=files, output=f"{tmp}/out", methods=methods), spark=spark)
+        run(
+            JobConfig(inputs=[files[0]], output=f"{tmp}/warm", methods=methods, writer=args.writer),
+            spark=spark,
+        )
+        summary = run(
+            JobConfig(inputs=files, output=f"{tmp}/out", methods=methods, writer=args.writer), spark=spark
+        )
         job_s = summary["elapsed_seconds"]
         job_records = summary["content_records"]  # the loop counts content records too
         job_rate = job_records / job_s
         rss = python_workers_peak_rss_mb()
-        print(f"spark job (local[*]): {job_records} records in {job_s:.1f} s = {job_rate:.1f} records/s")
+        print(
+            f"spark job (local[*], writer {args.writer}): {job_records} records in {job_s:.1f} s "
+            f"= {job_rate:.1f} records/s"
+        )
         print(f"spark / loop: {job_rate / loop_rate:.2f} (goal >= 0.75)")
         print(f"peak RSS of the Python workers: {rss:.0f} MB (goal <= 1024)")
         hostile_rss = None
         if args.hostile:
             run(
                 JobConfig(
-                    inputs=[str(FIXTURES / "hostile.warc.gz")], output=f"{tmp}/hostile", methods=methods
+                    inputs=[str(FIXTURES / "hostile.warc.gz")],
+                    output=f"{tmp}/hostile",
+                    methods=methods,
+                    writer=args.writer,
                 ),
                 spark=spark,
             )
