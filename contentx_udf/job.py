@@ -612,10 +612,10 @@ def make_partition_fn(settings: WorkerSettings):
     def process_partition(batches):
         prepare_worker(settings.worker_memory_mb)
         if settings.write_dir is not None:
+            import pyarrow as pa
+
             full = arrow_schema()
-            stats_schema = full.remove(full.get_field_index("method"))
-            for name in [n for n in stats_schema.names if n not in ("warc_filename", "scores", "error")]:
-                stats_schema = stats_schema.remove(stats_schema.get_field_index(name))
+            stats_schema = pa.schema([full.field(name) for name in ("warc_filename", "scores", "error")])
             for batch in batches:
                 data = batch.to_pydict()
                 for location, name, index in zip(
