@@ -852,8 +852,8 @@ def input_frame(spark, files: list[tuple[str, str]], num_partitions: int | None)
         min_tasks, max_bytes = num_partitions, 1 << 62
     else:
         min_tasks = 2 * spark.sparkContext.defaultParallelism
-        max_bytes = _conf_bytes(conf.get("spark.sql.files.maxPartitionBytes", "128m"))
-    open_cost = _conf_bytes(conf.get("spark.sql.files.openCostInBytes", "4m"))
+        max_bytes = _conf_bytes(spark, conf.get("spark.sql.files.maxPartitionBytes", "128m"))
+    open_cost = _conf_bytes(spark, conf.get("spark.sql.files.openCostInBytes", "4m"))
     tasks = plan_tasks([_input_size(loc) for loc, _name in files], min_tasks, max_bytes, open_cost)
     rows = [[(files[i][0], files[i][1], i) for i in task] for task in tasks]
     # one element per slice (no shuffle): task k streams the files of rows[k]
@@ -861,12 +861,12 @@ def input_frame(spark, files: list[tuple[str, str]], num_partitions: int | None)
     return spark.createDataFrame(rdd, "location string, warc_filename string, file_index int")
 
 
-def _conf_bytes(value: str) -> int:
-    """A Spark size setting ("128m", "4194304", "1g") in bytes."""
-    m = re.fullmatch(r"\s*(\d+)\s*([kmgt]?)b?\s*", str(value).lower())
-    if not m:
-        raise UserError(f"not a size: {value!r}")
-    return int(m.group(1)) * 1024 ** " kmgt".index(m.group(2) or " ")
+def _conf_bytes(spark, value: str) -> int:
+    """A Spark size setting ("128m", "4194304", "1g") in bytes, parsed by Spark itself."""
+    try:
+        return int(spark._jvm.org.apache.spark.network.util.JavaUtils.byteStringAsBytes(str(value)))
+    except Exception as exc:  # py4j carries Java's NumberFormatException
+        raise UserError(f"not a size: {value!r}") from exc
 
 
 def output_writer(config: JobConfig) -> str:

@@ -407,10 +407,10 @@ def test_plan_tasks_packs_small_files_and_keeps_every_core_busy():
     assert job.plan_tasks([], 4, 128 * mb, 4 * mb) == []
 
 
-def test_spark_size_settings_are_read_like_spark():
-    assert job._conf_bytes("128m") == 128 << 20
-    assert job._conf_bytes("4194304") == 4194304
-    assert job._conf_bytes("1g") == 1 << 30
-    assert job._conf_bytes("64MB") == 64 << 20
+def test_spark_size_settings_are_read_like_spark(spark):
+    assert job._conf_bytes(spark, "128m") == 128 << 20
+    assert job._conf_bytes(spark, "4194304") == 4194304
+    assert job._conf_bytes(spark, "1g") == 1 << 30
+    assert job._conf_bytes(spark, "64MB") == 64 << 20
     with pytest.raises(UserError):
-        job._conf_bytes("lots")
+        job._conf_bytes(spark, "lots")
