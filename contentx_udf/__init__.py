@@ -6,8 +6,8 @@ Public API::
     result = extract(html_bytes, "cectd-ds", content_type="text/html; charset=utf-8")
     result.text, result.title, result.scores, result.status, result.error
 
-Every extractor is a pure function of a parsed :class:`~contentx_udf.document.Document`;
-nothing here needs Spark.  The Spark job lives in :mod:`contentx_udf.job`.
+Every extractor is a pure function of a parsed :class:`~contentx_udf.page.document.Document`;
+nothing here needs Spark.  The Spark job lives in :mod:`contentx_udf.spark`.
 """
 
 from .core import Extraction, MethodResult, extract, extract_all

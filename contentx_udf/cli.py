@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .job_errors import UserError
+from .errors import UserError
 
 PROG = "contentx"
 

@@ -1,8 +1,9 @@
 """The public API: :func:`extract` and :func:`extract_all`.
 
 Every method is a pure function ``(Document, params) -> MethodResult`` in the module of its
-algorithm family (:mod:`.cetr`, :mod:`.ccb`, :mod:`.coreex`, :mod:`.cetd`).  This module
-decodes and parses the page once (:class:`~contentx_udf.document.Document`), runs the
+algorithm family (:mod:`.methods.cetr`, :mod:`.methods.ccb`, :mod:`.methods.coreex`,
+:mod:`.methods.cetd`), found through ``_REGISTRY`` and imported on first use.  This module
+decodes and parses the page once (:class:`~contentx_udf.page.document.Document`), runs the
 requested methods on it, bounds their time, and turns every failure into a result with
 ``status = "error"`` — page content never makes these functions raise.  Unknown method
 names and bad parameters are caller errors and raise ``ValueError``.
@@ -20,7 +21,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from .document import Document, Limits, non_space_chars
+from .methods.base import MethodResult
+from .page.document import Document, Limits, non_space_chars
 from .settings import DEFAULT_METHOD, METHODS, check_method, resolve_params
 
 
@@ -36,29 +38,21 @@ class Extraction:
     error: str | None = None
 
 
-@dataclass
-class MethodResult:
-    """What a method function returns: the extracted text and its own figures."""
-
-    text: str
-    scores: dict[str, float] = field(default_factory=dict)
-
-
 MethodFn = Callable[[Document, dict[str, Any]], MethodResult]
 
 #: method name -> (module, function) implementing it.
 _REGISTRY: dict[str, tuple[str, str]] = {
-    "cetr-tm": ("contentx_udf.cetr", "cetr_tm"),
-    "cetr-km": ("contentx_udf.cetr", "cetr_km"),
-    "cetr": ("contentx_udf.cetr", "cetr_tailored"),
-    "cetr-dff": ("contentx_udf.cetr", "cetr_dff"),
-    "ccb": ("contentx_udf.ccb", "ccb"),
-    "accb": ("contentx_udf.ccb", "accb"),
-    "tccb": ("contentx_udf.ccb", "tccb"),
-    "coreex": ("contentx_udf.coreex", "coreex"),
-    "cetd-ds": ("contentx_udf.cetd", "cetd_ds"),
-    "cectd-s": ("contentx_udf.cetd", "cectd_s"),
-    "cectd-ds": ("contentx_udf.cetd", "cectd_ds"),
+    "cetr-tm": ("contentx_udf.methods.cetr", "cetr_tm"),
+    "cetr-km": ("contentx_udf.methods.cetr", "cetr_km"),
+    "cetr": ("contentx_udf.methods.cetr", "cetr_tailored"),
+    "cetr-dff": ("contentx_udf.methods.cetr", "cetr_dff"),
+    "ccb": ("contentx_udf.methods.ccb", "ccb"),
+    "accb": ("contentx_udf.methods.ccb", "accb"),
+    "tccb": ("contentx_udf.methods.ccb", "tccb"),
+    "coreex": ("contentx_udf.methods.coreex", "coreex"),
+    "cetd-ds": ("contentx_udf.methods.cetd", "cetd_ds"),
+    "cectd-s": ("contentx_udf.methods.cetd", "cectd_s"),
+    "cectd-ds": ("contentx_udf.methods.cetd", "cectd_ds"),
 }
 assert tuple(_REGISTRY) == METHODS
 
@@ -171,7 +165,7 @@ def extract(
 ) -> Extraction:
     """Extract the main content of one page with one method.
 
-    ``html`` may be bytes (decoded browser-like, see :mod:`.decode`; ``content_type`` is the
+    ``html`` may be bytes (decoded browser-like, see :mod:`.page.decode`; ``content_type`` is the
     HTTP header value, used for its charset) or str.  ``params`` override the method's
     defaults (:data:`contentx_udf.settings.DEFAULTS`).  ``url`` is accepted for API
     stability and recorded nowhere yet.  Never raises on page content.

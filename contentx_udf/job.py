@@ -37,7 +37,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .job_errors import UserError
+from .errors import UserError
 from .settings import DEFAULT_METHOD, METHODS, resolve_params
 from .worker_env import CONF_DIR, check_java, prepare_driver, prepare_worker
 

@@ -29,7 +29,7 @@ METHODS: tuple[str, ...] = (
 #: The method used when none is named (best F1 on the development set).
 DEFAULT_METHOD = "cectd-ds"
 
-#: Bounds shared by all methods (see :class:`contentx_udf.document.Limits`).
+#: Bounds shared by all methods (see :class:`contentx_udf.page.document.Limits`).
 COMMON: dict[str, Any] = {
     "max_chars": 5_000_000,  # decoded characters parsed per page
     "max_nodes": 200_000,  # DOM nodes flattened per page

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .job_errors import UserError
+from .errors import UserError
 
 CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
 

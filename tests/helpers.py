@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contentx_udf.document import TAG_IDS
+from contentx_udf.page.document import TAG_IDS
 
 #: Eight article paragraphs of ~170 characters each.
 ARTICLE = [

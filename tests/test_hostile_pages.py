@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contentx_udf import METHODS, extract, extract_all
-from contentx_udf.document import (
+from contentx_udf.page.document import (
     Document,
     Limits,
     _flatten_slow,

@@ -44,8 +44,8 @@ from typing import Any
 
 import numpy as np
 
-from .core import MethodResult
-from .document import Document, DomArrays
+from ..page.document import Document, DomArrays
+from .base import MethodResult
 
 #: Hyperlinks, and what §4.3 treats like them ("buttons and drop-down lists").
 LINK_TAGS = ("a", "button", "select")

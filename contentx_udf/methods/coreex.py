@@ -30,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from .core import MethodResult
-from .document import Document, DomArrays
-from .source import SPACE_CODE_POINTS
+from ..page.document import Document, DomArrays
+from ..page.source import SPACE_CODE_POINTS
+from .base import MethodResult
 
 #: Elements ignored with their content (§2.1, "preprocessing steps").
 IGNORED_TAGS = ("select", "form", "input", "textarea", "option")

@@ -1,6 +1,6 @@
 """Parse once: the shared representation every extractor reads.
 
-A page is decoded (:mod:`contentx_udf.decode`), bounded, parsed a single time with
+A page is decoded (:mod:`contentx_udf.page.decode`), bounded, parsed a single time with
 selectolax's Lexbor parser and cleaned (script/style/comments and elements hidden in the
 markup removed).  Two views are then derived lazily and cached, so that running eleven
 methods on a page costs one parse and at most one computation of each view:

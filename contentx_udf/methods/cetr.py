@@ -74,9 +74,9 @@ from typing import Any
 
 import numpy as np
 
-from .core import MethodResult
-from .document import Document, SourceArrays
-from .source import clean_string
+from ..page.document import Document, SourceArrays
+from ..page.source import clean_string
+from .base import MethodResult
 
 _NEWLINE, _SPACE = ord("\n"), ord(" ")
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contentx_udf import extract
-from contentx_udf.ccb import (
+from contentx_udf.methods.ccb import (
     Blurs,
     CharacterVector,
     PageText,
@@ -29,7 +29,7 @@ from contentx_udf.ccb import (
     text_words,
     token_content_code_vector,
 )
-from contentx_udf.document import Document, SourceArrays
+from contentx_udf.page.document import Document, SourceArrays
 from contentx_udf.settings import resolve_params
 
 METHODS = ("ccb", "accb", "tccb")

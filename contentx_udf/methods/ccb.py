@@ -68,15 +68,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from .document import Document, SourceArrays
-from .source import SPACE_CODE_POINTS, clean_string
-
-if TYPE_CHECKING:
-    from .core import MethodResult
+from ..page.document import Document, SourceArrays
+from ..page.source import SPACE_CODE_POINTS, clean_string
+from .base import MethodResult
 
 #: Whether a code point is whitespace (``str.split()``'s word separators); every code point
 #: from ``_SPACE_LIMIT`` on reads the last entry.
@@ -800,20 +798,14 @@ def token_ccb(doc: Document, params: dict[str, Any]) -> tuple[str, dict[str, flo
 
 def ccb(doc: Document, params: dict[str, Any]) -> MethodResult:
     """CCB: character based content code blurring (§III; range 40, t = 0.75, §IV-A)."""
-    from .core import MethodResult
-
     return MethodResult(*character_ccb(doc, params, ignore_anchors=False))
 
 
 def accb(doc: Document, params: dict[str, Any]) -> MethodResult:
     """ACCB: CCB with the anchor tags left out of the content code vector (§III-C)."""
-    from .core import MethodResult
-
     return MethodResult(*character_ccb(doc, params, ignore_anchors=True))
 
 
 def tccb(doc: Document, params: dict[str, Any]) -> MethodResult:
     """TCCB: token based content code blurring (§III-A; range 25, §IV-A)."""
-    from .core import MethodResult
-
     return MethodResult(*token_ccb(doc, params))

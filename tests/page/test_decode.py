@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contentx_udf.decode import decode_html, normalize_charset
+from contentx_udf.page.decode import decode_html, normalize_charset
 
 RUSSIAN = "Это тестовая страница в кодировке windows-1251, и в ней много русского текста. " * 5
 

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from contentx_udf import extract
-from contentx_udf.coreex import best_node, coreex_counts, coreex_scores, word_counts
-from contentx_udf.document import Document
+from contentx_udf.methods.coreex import best_node, coreex_counts, coreex_scores, word_counts
+from contentx_udf.page.document import Document
 
-from .helpers import ARTICLE, NAV, element_indices
+from ..helpers import ARTICLE, NAV, element_indices
 
 PAPER = {"weight_ratio": 0.99, "weight_text": 0.01, "subset_threshold": 0.9}
 

@@ -16,8 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contentx_udf import cetr, extract
-from contentx_udf.cetr import (
+from contentx_udf import extract
+from contentx_udf.methods import cetr
+from contentx_udf.methods.cetr import (
     density_farthest_first,
     gaussian_kernel,
     kmeans,
@@ -27,10 +28,10 @@ from contentx_udf.cetr import (
     text_to_tag_ratio,
     two_dimensional_model,
 )
-from contentx_udf.document import Document
+from contentx_udf.page.document import Document
+from contentx_udf.page.source import SPACE_CODE_POINTS, SourceArrays, clean_string, clean_text
+from contentx_udf.page.tags import BLOCK_TAGS
 from contentx_udf.settings import resolve_params
-from contentx_udf.source import SPACE_CODE_POINTS, SourceArrays, clean_string, clean_text
-from contentx_udf.tags import BLOCK_TAGS
 
 METHODS = ("cetr-tm", "cetr-km", "cetr", "cetr-dff")
 #: The papers' own settings: every line over 60 characters re-broken every 60 (overview FAQ),

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from contentx_udf import extract
-from contentx_udf.cetd import (
+from contentx_udf.methods.cetd import (
     composite_text_density,
     density_sum,
     extract_by_density_sum,
@@ -20,9 +20,9 @@ from contentx_udf.cetd import (
     subtree_argmax,
     text_density,
 )
-from contentx_udf.document import TAG_IDS, Document
+from contentx_udf.page.document import TAG_IDS, Document
 
-from .helpers import ARTICLE, NAV, element_indices
+from ..helpers import ARTICLE, NAV, element_indices
 
 CETD_METHODS = ("cetd-ds", "cectd-s", "cectd-ds")
 

@@ -1,0 +1,1 @@
+"""The extraction methods, one module per algorithm family (CETR, CCB, CoreEx, CETD)."""
