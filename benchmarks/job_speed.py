@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO))
 
 from contentx_udf import extract_all  # noqa: E402
 from contentx_udf.job import JobConfig, run  # noqa: E402
-from contentx_udf.warc import iter_warc_rows  # noqa: E402
+from contentx_udf.warc.reader import iter_warc_rows  # noqa: E402
 
 
 def loop_file(args: tuple[str, tuple[str, ...]]) -> int:

@@ -75,7 +75,7 @@ def make_extract_fn(settings: job.WorkerSettings):
     """mapInArrow stage after the data source: record rows in, the job's output rows out."""
 
     def extract_batches(batches):
-        from contentx_udf.warc import WarcRow
+        from contentx_udf.warc.row import WarcRow
         from contentx_udf.worker_env import prepare_worker
 
         prepare_worker(settings.worker_memory_mb)

@@ -1,7 +1,7 @@
 """``spark.read.format("warc")``: WARC files as a DataFrame of content records (PySpark 4).
 
 A Python Data Source over :mod:`contentx_udf.warc`: one Spark partition per input file, the
-file streamed record by record by :class:`~contentx_udf.warc.WarcReader` in the Python worker,
+file streamed record by record by :class:`~contentx_udf.warc.reader.WarcReader` in the Python worker,
 rows handed to Spark as Arrow record batches.  Nothing is extracted here; the HTML payload is a
 column, so any later stage (``mapInArrow``, a UDF, a write) can work on it::
 
@@ -199,7 +199,9 @@ def _input_paths(options: Any) -> list[str]:
 
 def _rows(location: str, warc_filename: str, options: WarcReaderOptions) -> Iterator[Any]:
     """The reader's rows of one file; an unreadable file gives one error row (see module doc)."""
-    from .warc import WarcReader, WarcRow, open_input
+    from .warc.inputs import open_input
+    from .warc.reader import WarcReader
+    from .warc.row import WarcRow
 
     try:
         with open_input(location) as stream:
@@ -241,7 +243,7 @@ def _safe_batch(rows: Sequence[Any], warc_filename: str, schema) -> Any:
     try:
         return _to_batch(rows, warc_filename, schema)
     except Exception:
-        from .warc import WarcRow
+        from .warc.row import WarcRow
 
         fixed = []
         for r in rows:

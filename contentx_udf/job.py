@@ -1,7 +1,7 @@
 """The Spark job: WARC files in, a Parquet corpus of extracted text out.
 
 One job, one file (after cc-pyspark's job classes).  Spark code stays thin: the Python
-workers stream each WARC file with :mod:`contentx_udf.warc` and call
+workers stream each WARC file with :mod:`contentx_udf.warc.reader` and call
 :func:`contentx_udf.extract_all` once per HTML page (one parse whatever the number of
 methods) inside a single ``mapInArrow`` pass, one input file per task.
 
@@ -209,7 +209,7 @@ def _is_listing(path: str) -> bool:
 
 def _read_listing(path: str) -> list[str]:
     if _is_remote(path):
-        from .warc import open_input
+        from .warc.inputs import open_input
 
         with open_input(path) as fh:
             data = fh.read()
@@ -477,7 +477,8 @@ def read_error(location: str, exc: BaseException) -> str:
 
 def process_file(location: str, warc_filename: str, settings: WorkerSettings) -> Iterator[dict[str, Any]]:
     """All output rows of one input file, then its statistics row.  Never raises."""
-    from .warc import WarcReader, open_input
+    from .warc.inputs import open_input
+    from .warc.reader import WarcReader
 
     started = time.perf_counter()
     counts: Counter = Counter()

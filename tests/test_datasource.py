@@ -16,7 +16,7 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from contentx_udf import datasource, job
-from contentx_udf.warc import iter_warc_rows
+from contentx_udf.warc.reader import iter_warc_rows
 
 from .conftest import SHARED_WARC, TEST_DATA, shared_or_skip, warcio_records
 

@@ -33,15 +33,20 @@ from warcio.archiveiterator import ArchiveIterator
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:  # pytest's rootdir is not necessarily on sys.path
     sys.path.insert(0, str(REPO))
 
-from contentx_udf import warc  # noqa: E402  (imported directly, not via contentx_udf/__init__)
+from contentx_udf.warc import reader as reader_module  # noqa: E402  (not via contentx_udf/__init__)
+from contentx_udf.warc.inputs import open_input  # noqa: E402
+from contentx_udf.warc.payload import _looks_chunked  # noqa: E402
+from contentx_udf.warc.reader import WarcReader, iter_warc_rows  # noqa: E402
+from contentx_udf.warc.row import CONTENT_TYPES, DEFAULT_MAX_HTML_BYTES, WarcRow  # noqa: E402
+from contentx_udf.warc.sniff import _binary_reason, _sniff  # noqa: E402
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+SHARED = Path(__file__).resolve().parents[3] / "shared"
 SHARED_WARC = SHARED / "warc"
-LOCAL_DATA = Path(__file__).resolve().parent / "data" / "warc"
+LOCAL_DATA = Path(__file__).resolve().parents[1] / "data" / "warc"
 
 
 def shared(rel: str) -> Path:
@@ -55,14 +60,14 @@ def manifest(name: str) -> dict:
     return json.loads(shared(f"fixtures/{name}.manifest.json").read_text())
 
 
-def read_file(path: Path, **kw) -> tuple[list[warc.WarcRow], warc.WarcReader]:
+def read_file(path: Path, **kw) -> tuple[list[WarcRow], WarcReader]:
     with open(path, "rb") as fh:
-        reader = warc.WarcReader(fh, path.name, **kw)
+        reader = WarcReader(fh, path.name, **kw)
         return list(reader), reader
 
 
-def read_bytes(data: bytes, **kw) -> tuple[list[warc.WarcRow], warc.WarcReader]:
-    reader = warc.WarcReader(io.BytesIO(data), "test.warc.gz", **kw)
+def read_bytes(data: bytes, **kw) -> tuple[list[WarcRow], WarcReader]:
+    reader = WarcReader(io.BytesIO(data), "test.warc.gz", **kw)
     return list(reader), reader
 
 
@@ -312,10 +317,10 @@ def test_scale_fixture_offsets_lengths_and_join_back():
         assert row.http_content_type == rec["http_content_type"]
         assert row.content_digest == rec["payload_digest"].removeprefix("sha1:")
         assert row.payload_length == rec["payload_length"]
-        if rec["payload_length"] <= warc.DEFAULT_MAX_HTML_BYTES:
+        if rec["payload_length"] <= DEFAULT_MAX_HTML_BYTES:
             assert sha256(row.payload) == rec["payload_sha256"]
         else:
-            assert len(row.payload) == warc.DEFAULT_MAX_HTML_BYTES
+            assert len(row.payload) == DEFAULT_MAX_HTML_BYTES
             assert f"payload cut at 1048576 of {rec['payload_length']} bytes (max_html_bytes)" in row.notes
         assert row.content_charset == "utf-8"  # from the metadata record's charset-detected
         assert row.fetch_time is not None and row.fetch_time.tzinfo is not None
@@ -399,7 +404,7 @@ def test_every_real_file_reads_and_counts_match_index(entry):
     rows, reader = read_file(path)
     assert dict(reader.counts) == entry["records_by_type"]
     record_rows = [r for r in rows if r.warc_type is not None]
-    n_content = sum(entry["records_by_type"].get(t, 0) for t in warc.CONTENT_TYPES)
+    n_content = sum(entry["records_by_type"].get(t, 0) for t in CONTENT_TYPES)
     if entry["file"].endswith((".wet.gz", ".wat.gz")):
         assert record_rows == [] and len(rows) == 1 and reader.file_error
     elif entry["file"].startswith("clipped"):
@@ -492,7 +497,7 @@ def test_brotli_gzip_and_chunked_real_files():
     dechunked = 0
     for row in rows:
         raw = raw_http_body(path, row.warc_record_offset) if row.status == "ok" else b""
-        if raw and warc._looks_chunked(raw[:4096]) and row.payload != raw:
+        if raw and _looks_chunked(raw[:4096]) and row.payload != raw:
             assert b"\r\n0\r\n" not in row.payload[-16:]
             dechunked += 1
     assert dechunked >= 1
@@ -607,7 +612,7 @@ def test_local_real_chunked_response():
     rows, reader = read_file(path)
     (row,) = rows
     raw = raw_http_body(path, row.warc_record_offset)
-    assert warc._looks_chunked(raw) and raw != row.payload
+    assert _looks_chunked(raw) and raw != row.payload
     with open(path, "rb") as fh:
         expected = [rec.content_stream().read() for rec in ArchiveIterator(fh) if rec.rec_type == "response"]
     assert [row.payload] == expected
@@ -672,9 +677,9 @@ def test_iter_warc_rows_and_nonseekable_stream(tmp_path):
     data = mixed_warc()
     path = tmp_path / "mixed.warc.gz"
     path.write_bytes(data)
-    rows = list(warc.iter_warc_rows(str(path)))
+    rows = list(iter_warc_rows(str(path)))
     assert rows and all(r.warc_filename == str(path) for r in rows)
-    named = list(warc.iter_warc_rows(path.as_uri(), "s3://bucket/mixed.warc.gz"))
+    named = list(iter_warc_rows(path.as_uri(), "s3://bucket/mixed.warc.gz"))
     assert [r.warc_filename for r in named] == ["s3://bucket/mixed.warc.gz"] * len(rows)
 
     class ReadOnly:  # no tell(), no seek(): like a network stream
@@ -684,17 +689,17 @@ def test_iter_warc_rows_and_nonseekable_stream(tmp_path):
         def read(self, n: int = -1) -> bytes:
             return self._b.read(min(n, 777) if n and n > 0 else n)
 
-    streamed = list(warc.WarcReader(ReadOnly(data), str(path)))
+    streamed = list(WarcReader(ReadOnly(data), str(path)))
     assert streamed == rows
 
 
 def test_reader_is_single_use_and_validates_limit():
-    reader = warc.WarcReader(io.BytesIO(mixed_warc()), "x")
+    reader = WarcReader(io.BytesIO(mixed_warc()), "x")
     assert list(reader)
     with pytest.raises(RuntimeError):
         list(reader)
     with pytest.raises(ValueError):
-        warc.WarcReader(io.BytesIO(b""), "x", max_html_bytes=-1)
+        WarcReader(io.BytesIO(b""), "x", max_html_bytes=-1)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -833,7 +838,7 @@ def test_decompression_bombs_are_bounded(coding):
         [response("http://bomb.org/", bomb, [("Content-Type", "text/html"), ("Content-Encoding", coding)])]
     )
     counted = {"out": 0}
-    real_collect = warc._collect
+    real_collect = reader_module._collect
 
     def spy(blocks: Iterator[bytes], *args, **kw):
         def counting():
@@ -843,11 +848,11 @@ def test_decompression_bombs_are_bounded(coding):
 
         return real_collect(counting(), *args, **kw)
 
-    warc._collect = spy
+    reader_module._collect = spy
     try:
         (row,) = read_bytes(data, max_html_bytes=10_000)[0]
     finally:
-        warc._collect = real_collect
+        reader_module._collect = real_collect
     assert counted["out"] == 10_001  # never more than max_html_bytes + 1 decoded bytes handed on
     assert row.status == "ok" and row.payload == b"<html>" + b" " * 9_994
     assert row.payload_length is None
@@ -931,16 +936,16 @@ def test_is_html_decisions():
 
 
 def test_sniffer():
-    assert warc._sniff(b"") is None
-    assert warc._sniff(b"\xef\xbb\xbf  <!DOCTYPE HTML><p>") == "text/html"
-    assert warc._sniff("<html><body>x</body></html>".encode("utf-16")) == "text/html"
-    assert warc._sniff(b"<!-- c --><HTML>") == "text/html"
-    assert warc._sniff(b"<?xml version='1.0'?><rss/>") == "application/xml"
-    assert warc._sniff(b"<?xml version='1.0'?><html xmlns='http://www.w3.org/1999/xhtml'>") == "text/html"
-    assert warc._sniff(b"GIF89a....") == "image/gif" and warc._sniff(b"\xff\xd8\xff\xe0") == "image/jpeg"
-    assert warc._sniff(b"PK\x03\x04") == "application/zip" and warc._sniff(b"[1, 2]") == "application/json"
-    assert warc._sniff(bytes(range(32)) * 8) is None
-    assert warc._binary_reason("<html>x</html>".encode("utf-16")) is None
+    assert _sniff(b"") is None
+    assert _sniff(b"\xef\xbb\xbf  <!DOCTYPE HTML><p>") == "text/html"
+    assert _sniff("<html><body>x</body></html>".encode("utf-16")) == "text/html"
+    assert _sniff(b"<!-- c --><HTML>") == "text/html"
+    assert _sniff(b"<?xml version='1.0'?><rss/>") == "application/xml"
+    assert _sniff(b"<?xml version='1.0'?><html xmlns='http://www.w3.org/1999/xhtml'>") == "text/html"
+    assert _sniff(b"GIF89a....") == "image/gif" and _sniff(b"\xff\xd8\xff\xe0") == "image/jpeg"
+    assert _sniff(b"PK\x03\x04") == "application/zip" and _sniff(b"[1, 2]") == "application/json"
+    assert _sniff(bytes(range(32)) * 8) is None
+    assert _binary_reason("<html>x</html>".encode("utf-16")) is None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -986,14 +991,14 @@ def test_warc_018_bad_date_truncated_header_and_status_lines():
 
 
 def test_bug_in_one_record_becomes_error_row(monkeypatch):
-    real_sniff = warc._sniff
+    real_sniff = reader_module._sniff
 
     def flaky(head: bytes):
         if b"BOOM" in head:
             raise KeyError("simulated bug")
         return real_sniff(head)
 
-    monkeypatch.setattr(warc, "_sniff", flaky)
+    monkeypatch.setattr(reader_module, "_sniff", flaky)
     data = build_warc(
         [
             response("http://e.org/1", HTML),
@@ -1018,7 +1023,7 @@ def test_io_errors_propagate():
             return super().read(min(n, 1000) if n and n > 0 else n)
 
     with pytest.raises(ConnectionResetError):
-        list(warc.WarcReader(Flaky(data), "x"))
+        list(WarcReader(Flaky(data), "x"))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1127,15 +1132,15 @@ def test_open_input_local_and_errors(tmp_path):
     path = tmp_path / "a b.warc.gz"
     path.write_bytes(mixed_warc())
     for loc in (str(path), path.as_uri()):
-        with warc.open_input(loc) as fh:
+        with open_input(loc) as fh:
             assert fh.read(2) == b"\x1f\x8b"
     missing = tmp_path / "nope.warc.gz"
     with pytest.raises(FileNotFoundError, match="WARC file not found: .*nope.warc.gz"):
-        warc.open_input(str(missing))
+        open_input(str(missing))
     with pytest.raises(FileNotFoundError):
-        list(warc.iter_warc_rows(missing.as_uri()))
+        list(iter_warc_rows(missing.as_uri()))
     with pytest.raises(ValueError, match="unsupported WARC location scheme"):
-        warc.open_input("ftp://example.org/x.warc.gz")
+        open_input("ftp://example.org/x.warc.gz")
 
 
 def test_open_input_s3_without_boto3():
@@ -1146,10 +1151,10 @@ def test_open_input_s3_without_boto3():
     else:
         pytest.skip("boto3 is installed")
     with pytest.raises(ValueError, match=r"pip install contentx\[s3\]") as info:
-        warc.open_input("s3://commoncrawl/crawl-data/x.warc.gz")
+        open_input("s3://commoncrawl/crawl-data/x.warc.gz")
     assert isinstance(info.value, ImportError)
     with pytest.raises(ImportError):
-        warc.open_input("s3a://bucket/key.warc.gz")
+        open_input("s3a://bucket/key.warc.gz")
 
 
 @pytest.fixture
@@ -1175,12 +1180,12 @@ def test_open_input_http_streams(http_server):
     data = mixed_warc()
     (root / "x.warc.gz").write_bytes(data)
     expected, _ = read_bytes(data)
-    rows = list(warc.iter_warc_rows(f"{base}/x.warc.gz", "x.warc.gz"))
+    rows = list(iter_warc_rows(f"{base}/x.warc.gz", "x.warc.gz"))
     assert [(r.url, r.warc_record_offset, r.payload) for r in rows] == [
         (r.url, r.warc_record_offset, r.payload) for r in expected
     ]
     with pytest.raises(FileNotFoundError, match="HTTP 404"):
-        warc.open_input(f"{base}/missing.warc.gz")
+        open_input(f"{base}/missing.warc.gz")
 
 
 # ------------------------------------------------------------------------------------------------

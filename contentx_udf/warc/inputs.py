@@ -1,0 +1,80 @@
+"""Opening a WARC input for streaming: local paths, ``file://``, ``http(s)://`` and ``s3://`` URLs."""
+
+from __future__ import annotations
+
+import errno
+from typing import BinaryIO
+from urllib.parse import unquote, urlsplit
+from urllib.request import url2pathname
+
+
+class MissingDependencyError(ImportError, ValueError):
+    """An optional dependency is missing (catchable as ImportError or ValueError)."""
+
+
+def open_input(location: str) -> BinaryIO:
+    """Open a WARC for streaming reading.
+
+    Local path or ``file://`` URL -> ``open(path, "rb")`` (missing file -> ``FileNotFoundError``).
+    ``http(s)://`` -> urllib response object, read as a stream (never the whole file in memory;
+    HTTP 404 -> ``FileNotFoundError``, other HTTP errors -> ``OSError``).
+    ``s3://`` / ``s3a://`` / ``s3n://`` -> boto3 ``get_object`` body (streamed); without boto3 a
+    :class:`MissingDependencyError` (an ImportError *and* ValueError) says ``pip install contentx[s3]``.
+    """
+    if not isinstance(location, str) or not location:
+        raise ValueError(f"WARC location must be a non-empty string, got {location!r}")
+    parts = urlsplit(location)
+    scheme = parts.scheme.lower() if len(parts.scheme) > 1 else ""  # "C:\\x" is a path, not a URL
+    if scheme in ("http", "https"):
+        return _open_http(location)
+    if scheme in ("s3", "s3a", "s3n"):
+        return _open_s3(location, parts.netloc, parts.path)
+    if scheme == "file":
+        if parts.netloc not in ("", "localhost"):
+            raise ValueError(f"file:// URL with a remote host is not supported: {location}")
+        path = url2pathname(unquote(parts.path))
+    elif scheme:
+        raise ValueError(
+            f"unsupported WARC location scheme {scheme!r} in {location!r} "
+            "(use a local path, file://, http(s):// or s3://)"
+        )
+    else:
+        path = location
+    try:
+        return open(path, "rb")  # the caller closes it (iter_warc_rows does)
+    except FileNotFoundError as exc:
+        raise FileNotFoundError(errno.ENOENT, f"WARC file not found: {path}", path) from exc
+
+
+def _open_http(url: str) -> BinaryIO:
+    import urllib.error
+    import urllib.request
+
+    req = urllib.request.Request(url, headers={"User-Agent": "contentx-warc-reader/0.1"})
+    try:
+        return urllib.request.urlopen(req, timeout=120)  # streamed: read() pulls from the socket
+    except urllib.error.HTTPError as exc:
+        if exc.code in (404, 410):
+            raise FileNotFoundError(errno.ENOENT, f"WARC not found: HTTP {exc.code} for {url}", url) from exc
+        raise OSError(f"cannot open {url}: HTTP {exc.code} {exc.reason}") from exc
+
+
+def _open_s3(location: str, bucket: str, path: str) -> BinaryIO:
+    try:
+        import boto3
+    except ImportError as exc:
+        raise MissingDependencyError(
+            f"reading {location} needs boto3, which is not installed: pip install contentx[s3]"
+        ) from exc
+    key = path.lstrip("/")
+    if not bucket or not key:
+        raise ValueError(f"S3 location must look like s3://bucket/key, got {location!r}")
+    client = boto3.client("s3")
+    try:
+        obj = client.get_object(Bucket=bucket, Key=key)
+    except Exception as exc:  # botocore.exceptions.ClientError, without importing botocore here
+        code = ((getattr(exc, "response", None) or {}).get("Error") or {}).get("Code")
+        if code in ("NoSuchKey", "404", "NoSuchBucket"):
+            raise FileNotFoundError(errno.ENOENT, f"WARC not found: {location} ({code})", location) from exc
+        raise
+    return obj["Body"]
