@@ -29,7 +29,8 @@ from _common import FIXTURES, REPO, SCALE_FIXTURE, scale_copies
 sys.path.insert(0, str(REPO))
 
 from contentx_udf import extract_all  # noqa: E402
-from contentx_udf.job import JobConfig, run  # noqa: E402
+from contentx_udf.spark.config import JobConfig  # noqa: E402
+from contentx_udf.spark.job import run  # noqa: E402
 from contentx_udf.warc.reader import iter_warc_rows  # noqa: E402
 
 
@@ -91,7 +92,7 @@ def main() -> int:
             f"= {loop_rate:.1f} records/s"
         )
 
-        from contentx_udf.worker_env import prepare_driver
+        from contentx_udf.spark.worker_env import prepare_driver
 
         prepare_driver()
         from pyspark.sql import SparkSession

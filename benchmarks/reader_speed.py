@@ -10,14 +10,14 @@ pages each) into a temporary directory and, with one warm SparkSession (master f
     * ``mapInArrow``: a DataFrame of paths, one file per partition, ``mapInArrow`` streaming
       each file (the job's plumbing, without extraction);
     * ``datasource``: ``spark.read.format("warc")`` (:mod:`contentx_udf.datasource`).
-    Both run the same worker code (:func:`contentx_udf.datasource.record_batches`) and yield
+    Both run the same worker code (:func:`contentx_udf.spark.datasource.record_batches`) and yield
     the same columns, so the difference is the Spark side of the two approaches.
 (b) end to end, extraction with ``--methods`` (default: the default method), Parquet out:
     * ``job.run``: the job as shipped (single mapInArrow pass, batch commit, summary);
     * ``job pass``: the job's mapInArrow pass and Parquet write alone (no commit/summary),
       to tell the job's driver-side bookkeeping from its plumbing;
     * ``datasource + mapInArrow``: the data source, then a ``mapInArrow`` stage building the
-      job's output rows with :func:`contentx_udf.job.rows_for_record` (so ``extract_all``),
+      job's output rows with :func:`contentx_udf.worker.rows_for_record` (so ``extract_all``),
       written like the job (Parquet partitioned by ``method``).
 
 Each variant runs ``--reps`` times, interleaved (A B C, A B C, ...) so that load from other
@@ -41,8 +41,10 @@ from _common import REPO, SCALE_FIXTURE, scale_copies
 
 sys.path.insert(0, str(REPO))
 
-from contentx_udf import DEFAULT_METHOD, datasource, job  # noqa: E402
-from contentx_udf.worker_env import prepare_driver  # noqa: E402
+from contentx_udf import DEFAULT_METHOD  # noqa: E402
+from contentx_udf.spark import config as job_config  # noqa: E402
+from contentx_udf.spark import datasource, job, worker  # noqa: E402
+from contentx_udf.spark.worker_env import prepare_driver  # noqa: E402
 
 # --- the variants ------------------------------------------------------------------------
 
@@ -71,15 +73,15 @@ def read_with_datasource(spark, files: list[str], max_html_bytes: int):
     return spark.read.format("warc").option("maxHtmlBytes", max_html_bytes).load(files)
 
 
-def make_extract_fn(settings: job.WorkerSettings):
+def make_extract_fn(settings: worker.WorkerSettings):
     """mapInArrow stage after the data source: record rows in, the job's output rows out."""
 
     def extract_batches(batches):
+        from contentx_udf.spark.worker_env import prepare_worker
         from contentx_udf.warc.row import WarcRow
-        from contentx_udf.worker_env import prepare_worker
 
         prepare_worker(settings.worker_memory_mb)
-        schema = job.arrow_schema()
+        schema = worker.arrow_schema()
         buffer: list[dict] = []
         for batch in batches:
             for r in batch.to_pylist():
@@ -93,33 +95,37 @@ def make_extract_fn(settings: job.WorkerSettings):
                     is_html=r["status"] == "ok" and payload is not None,
                     notes=notes.split("; ") if notes else [],
                 )
-                buffer.extend(job.rows_for_record(rec, r["warc_filename"], settings))
+                buffer.extend(worker.rows_for_record(rec, r["warc_filename"], settings))
                 if len(buffer) >= settings.rows_per_batch:
-                    yield job._to_batch(buffer, schema)
+                    yield worker._to_batch(buffer, schema)
                     buffer = []
         if buffer:
-            yield job._to_batch(buffer, schema)
+            yield worker._to_batch(buffer, schema)
 
     return extract_batches
 
 
 def e2e_job_run(spark, files, out, methods, max_html_bytes) -> None:
-    config = job.JobConfig(inputs=files, output=out, methods=methods, max_html_bytes=max_html_bytes)
+    config = job_config.JobConfig(inputs=files, output=out, methods=methods, max_html_bytes=max_html_bytes)
     job.run(config, spark=spark, files=[(f, f) for f in files])
 
 
 def e2e_job_pass(spark, files, out, methods, max_html_bytes) -> None:
-    config = job.JobConfig(inputs=files, output=out, methods=methods, max_html_bytes=max_html_bytes)
-    settings = job.WorkerSettings(methods, {}, max_html_bytes, config.rows_per_batch, config.worker_memory_mb)
-    table = paths_df(spark, files).mapInArrow(job.make_partition_fn(settings), job.spark_schema())
+    config = job_config.JobConfig(inputs=files, output=out, methods=methods, max_html_bytes=max_html_bytes)
+    settings = worker.WorkerSettings(
+        methods, {}, max_html_bytes, config.rows_per_batch, config.worker_memory_mb
+    )
+    table = paths_df(spark, files).mapInArrow(worker.make_partition_fn(settings), worker.spark_schema())
     table.write.mode("overwrite").partitionBy("method").parquet(out)
 
 
 def e2e_datasource(spark, files, out, methods, max_html_bytes) -> None:
-    config = job.JobConfig(inputs=files, output=out, methods=methods, max_html_bytes=max_html_bytes)
-    settings = job.WorkerSettings(methods, {}, max_html_bytes, config.rows_per_batch, config.worker_memory_mb)
+    config = job_config.JobConfig(inputs=files, output=out, methods=methods, max_html_bytes=max_html_bytes)
+    settings = worker.WorkerSettings(
+        methods, {}, max_html_bytes, config.rows_per_batch, config.worker_memory_mb
+    )
     records = read_with_datasource(spark, files, max_html_bytes)
-    table = records.mapInArrow(make_extract_fn(settings), job.spark_schema())
+    table = records.mapInArrow(make_extract_fn(settings), worker.spark_schema())
     table.write.mode("overwrite").partitionBy("method").parquet(out)
 
 
@@ -197,10 +203,10 @@ def main() -> int:
     parser.add_argument("--copies", type=int, default=11)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--methods", default=DEFAULT_METHOD)
-    parser.add_argument("--max-html-bytes", type=int, default=job.DEFAULT_MAX_HTML_BYTES)
+    parser.add_argument("--max-html-bytes", type=int, default=job_config.DEFAULT_MAX_HTML_BYTES)
     parser.add_argument("--no-e2e", action="store_true", help="only the read-only comparison")
     args = parser.parse_args()
-    methods = job.parse_methods(args.methods)
+    methods = job_config.parse_methods(args.methods)
     if not SCALE_FIXTURE.exists():
         sys.exit(f"missing {SCALE_FIXTURE}")
 

@@ -49,7 +49,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser(
         "run",
-        help="run the Spark job (arguments passed through to contentx_udf.job)",
+        help="run the Spark job (arguments passed through to contentx_udf.spark.job)",
         add_help=False,
     )
     return parser
@@ -139,7 +139,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
 
 def _cmd_run(argv: list[str]) -> int:
     # imported on use: `extract` and `evaluate` never load the job
-    return importlib.import_module("contentx_udf.job").main(argv)
+    return importlib.import_module("contentx_udf.spark.job").main(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -499,7 +499,7 @@ def test_cli_run_delegates_unchanged(monkeypatch):
         seen["argv"] = argv
         return 3
 
-    monkeypatch.setitem(sys.modules, "contentx_udf.job", types.SimpleNamespace(main=fake_main))
+    monkeypatch.setitem(sys.modules, "contentx_udf.spark.job", types.SimpleNamespace(main=fake_main))
     args = ["--input", "s3://in/*.warc.gz", "--output", "out", "--methods", "cetr,ccb", "-h"]
     assert cli.main(["run", *args]) == 3
     assert seen["argv"] == args

@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .errors import UserError
+from ..errors import UserError
 
-CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 
 JAVA_HINT = (
     "Java 17 (or 21) is required to run Spark and was not found: install it "

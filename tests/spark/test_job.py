@@ -13,10 +13,15 @@ import pytest
 from pyspark.sql import functions as F
 from warcio.archiveiterator import ArchiveIterator
 
-from contentx_udf import job
-from contentx_udf.job import JobConfig, UserError, expand_inputs
+from contentx_udf.errors import UserError
+from contentx_udf.spark import inputs as job_inputs
+from contentx_udf.spark import job
+from contentx_udf.spark import output as job_output
+from contentx_udf.spark import worker as job_worker
+from contentx_udf.spark.config import JobConfig
+from contentx_udf.spark.inputs import expand_inputs
 
-from .conftest import SHARED_WARC, TEST_DATA, shared_or_skip, warcio_records
+from ..conftest import SHARED_WARC, TEST_DATA, shared_or_skip, warcio_records
 
 SAMPLE = TEST_DATA / "sample.warc.gz"
 CONTENT_TYPES = {"response", "revisit", "resource"}
@@ -44,11 +49,11 @@ def test_schema_matches_the_declared_columns(spark, sample_run):
     out, _ = sample_run
     df = read_table(spark, out)
     types = {f.name: f.dataType.simpleString() for f in df.schema.fields}
-    for name, ddl in job.OUTPUT_COLUMNS:
+    for name, ddl in job_worker.OUTPUT_COLUMNS:
         assert name in types, name
         expected = {"int": "int", "long": "bigint", "timestamp": "timestamp"}.get(ddl, ddl)
         assert types[name] == expected, (name, types[name])
-    assert set(types) == {n for n, _ in job.OUTPUT_COLUMNS}
+    assert set(types) == {n for n, _ in job_worker.OUTPUT_COLUMNS}
 
 
 def test_every_content_record_is_accounted_for(spark, sample_run):
@@ -198,9 +203,9 @@ def test_arrow_and_spark_writers_give_the_same_table(spark, tmp_path):
 
 def test_a_retried_file_replaces_its_parts(tmp_path):
     """A task that runs again (retry, speculation) rewrites the same part names: no duplicates."""
-    settings = job.WorkerSettings(("cectd-ds",), {}, 1_048_576, 8, write_dir=str(tmp_path))
-    first = dict(job.write_file_output(str(SAMPLE), "sample", 3, settings)["scores"])
-    second = dict(job.write_file_output(str(SAMPLE), "sample", 3, settings)["scores"])
+    settings = job_worker.WorkerSettings(("cectd-ds",), {}, 1_048_576, 8, write_dir=str(tmp_path))
+    first = dict(job_worker.write_file_output(str(SAMPLE), "sample", 3, settings)["scores"])
+    second = dict(job_worker.write_file_output(str(SAMPLE), "sample", 3, settings)["scores"])
     written = sum(v for k, v in first.items() if k.startswith("rows."))
     assert written == sum(v for k, v in second.items() if k.startswith("rows.")) > 0
     import pyarrow.parquet as pq
@@ -232,8 +237,8 @@ def test_resume_after_a_killed_run_gives_the_uninterrupted_table(spark, tmp_path
     killed = tmp_path / "killed"
     cfg = config(inputs, killed, methods=methods, files_per_batch=1)
     files = expand_inputs(cfg.inputs, None)
-    store = job.OutputStore(spark, str(killed))
-    job.prepare_output(store, cfg)
+    store = job_output.OutputStore(spark, str(killed))
+    job_output.prepare_output(store, cfg)
     job.run_batch(spark, store, files[:1], cfg, "20260101T000000-aaaaaaaa")
     # second batch: parts moved into place, then "killed" before its commit marker
     job.run_batch(spark, store, files[1:2], cfg, "20260101T000001-bbbbbbbb")
@@ -378,10 +383,10 @@ def test_per_page_time_limit_gives_timeout_rows_and_the_task_goes_on(spark, tmp_
 def test_worker_writer_splits_large_outputs_into_row_groups(tmp_path, monkeypatch):
     import pyarrow.parquet as pq
 
-    monkeypatch.setattr(job, "ROW_GROUP_BYTES", 1)
-    monkeypatch.setattr(job, "MIN_ROW_GROUP_BYTES", 20_000)  # a few pages of text per row group
-    settings = job.WorkerSettings(("cectd-ds", "coreex"), {}, 1_048_576, 4, write_dir=str(tmp_path))
-    stats = dict(job.write_file_output(str(SAMPLE), "sample", 0, settings)["scores"])
+    monkeypatch.setattr(job_worker, "ROW_GROUP_BYTES", 1)
+    monkeypatch.setattr(job_worker, "MIN_ROW_GROUP_BYTES", 20_000)  # a few pages of text per row group
+    settings = job_worker.WorkerSettings(("cectd-ds", "coreex"), {}, 1_048_576, 4, write_dir=str(tmp_path))
+    stats = dict(job_worker.write_file_output(str(SAMPLE), "sample", 0, settings)["scores"])
     for method in ("cectd-ds", "coreex"):
         meta = pq.read_metadata(tmp_path / f"method={method}" / "part-00000.parquet")
         assert meta.num_row_groups > 1
@@ -394,23 +399,23 @@ def test_worker_writer_splits_large_outputs_into_row_groups(tmp_path, monkeypatc
 def test_plan_tasks_packs_small_files_and_keeps_every_core_busy():
     mb = 1 << 20
     # eleven 6.5 MB files: packed into the minimum of four tasks, balanced (3, 3, 3, 2 files)
-    tasks = job.plan_tasks([int(6.5 * mb)] * 11, 4, 128 * mb, 4 * mb)
+    tasks = job_inputs.plan_tasks([int(6.5 * mb)] * 11, 4, 128 * mb, 4 * mb)
     assert sorted(len(t) for t in tasks) == [2, 3, 3, 3]
     assert sorted(i for t in tasks for i in t) == list(range(11))
     # 1 GB files (Common Crawl): one per task, and unknown (remote) sizes count as a full task
-    assert job.plan_tasks([1 << 30] * 3, 4, 128 * mb, 4 * mb) == [[0], [1], [2]]
-    assert len(job.plan_tasks([None] * 5, 2, 128 * mb, 4 * mb)) == 5
+    assert job_inputs.plan_tasks([1 << 30] * 3, 4, 128 * mb, 4 * mb) == [[0], [1], [2]]
+    assert len(job_inputs.plan_tasks([None] * 5, 2, 128 * mb, 4 * mb)) == 5
     # 300 MB of small files over a 128 MB cap: three tasks at least, the big file alone
     sizes = [200 * mb] + [5 * mb] * 20
-    tasks = job.plan_tasks(sizes, 1, 128 * mb, 4 * mb)
+    tasks = job_inputs.plan_tasks(sizes, 1, 128 * mb, 4 * mb)
     assert [0] in tasks and len(tasks) == 3
-    assert job.plan_tasks([], 4, 128 * mb, 4 * mb) == []
+    assert job_inputs.plan_tasks([], 4, 128 * mb, 4 * mb) == []
 
 
 def test_spark_size_settings_are_read_like_spark(spark):
-    assert job._conf_bytes(spark, "128m") == 128 << 20
-    assert job._conf_bytes(spark, "4194304") == 4194304
-    assert job._conf_bytes(spark, "1g") == 1 << 30
-    assert job._conf_bytes(spark, "64MB") == 64 << 20
+    assert job_inputs._conf_bytes(spark, "128m") == 128 << 20
+    assert job_inputs._conf_bytes(spark, "4194304") == 4194304
+    assert job_inputs._conf_bytes(spark, "1g") == 1 << 30
+    assert job_inputs._conf_bytes(spark, "64MB") == 64 << 20
     with pytest.raises(UserError):
-        job._conf_bytes(spark, "lots")
+        job_inputs._conf_bytes(spark, "lots")

@@ -1,4 +1,4 @@
-"""``spark.read.format("warc")`` (contentx_udf.datasource) on real and generated WARC files."""
+"""``spark.read.format("warc")`` (contentx_udf.spark.datasource) on real and generated WARC files."""
 
 from __future__ import annotations
 
@@ -15,10 +15,13 @@ from warcio.archiveiterator import ArchiveIterator
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from contentx_udf import datasource, job
+from contentx_udf.spark import config as job_config
+from contentx_udf.spark import datasource
+from contentx_udf.spark import inputs as job_inputs
+from contentx_udf.spark import worker as job_worker
 from contentx_udf.warc.reader import iter_warc_rows
 
-from .conftest import SHARED_WARC, TEST_DATA, shared_or_skip, warcio_records
+from ..conftest import SHARED_WARC, TEST_DATA, shared_or_skip, warcio_records
 
 SAMPLE = TEST_DATA / "sample.warc.gz"
 WARC_DIR = TEST_DATA / "warc"
@@ -89,14 +92,14 @@ def test_schema_is_the_jobs_record_columns_plus_payload(warc):
     df = warc().load(str(SAMPLE))
     assert df.schema == datasource.record_schema()
     extraction = {"method", "title", "text", "text_length", "scores"}
-    expected = [(n, t) for n, t in job.OUTPUT_COLUMNS if n not in extraction]
+    expected = [(n, t) for n, t in job_worker.OUTPUT_COLUMNS if n not in extraction]
     expected += [("http_content_type", "string"), ("payload", "binary")]
     spark_names = {"long": "bigint"}
     got = [(f.name, f.dataType.simpleString()) for f in df.schema.fields]
     assert got == [(n, spark_names.get(t, t)) for n, t in expected]
     assert all(f.nullable for f in df.schema.fields)
     # job output and data source agree on the types of the shared columns
-    job_types = {f.name: f.dataType for f in job.spark_schema().fields}
+    job_types = {f.name: f.dataType for f in job_worker.spark_schema().fields}
     for f in df.schema.fields:
         if f.name in job_types:
             assert f.dataType == job_types[f.name], f.name
@@ -116,7 +119,7 @@ def test_arrow_schema_is_exactly_what_spark_checks():
     batch = next(datasource.record_batches(str(SAMPLE), str(SAMPLE)))
     assert batch.schema.equals(expected)
     # the job's own Arrow schema agrees on the shared columns
-    job_arrow = job.arrow_schema()
+    job_arrow = job_worker.arrow_schema()
     for field in expected:
         if field.name in job_arrow.names:
             assert job_arrow.field(field.name).type == field.type, field.name
@@ -225,7 +228,7 @@ def test_directory_input_one_partition_per_file(warc, tmp_path):
         shutil.copy(f, inputs / "sub" / f.name)
     (inputs / "README.txt").write_text("not a WARC, not picked up\n")
     df = warc().load(str(inputs))
-    files = [name for _loc, name in job.expand_inputs([str(inputs)], None)]
+    files = [name for _loc, name in job_inputs.expand_inputs([str(inputs)], None)]
     assert len(files) == 3
     assert df.rdd.getNumPartitions() == len(files)
     per_file = Counter(r["warc_filename"] for r in df.select("warc_filename").collect())
@@ -351,6 +354,6 @@ def test_hostile_fixture(warc):
         else:
             assert row["status"] == "skipped" and row["error"] and row["payload"] is None, special
     huge = by_offset[67648]
-    assert len(huge["payload"]) == job.DEFAULT_MAX_HTML_BYTES and "payload cut" in huge["notes"]
+    assert len(huge["payload"]) == job_config.DEFAULT_MAX_HTML_BYTES and "payload cut" in huge["notes"]
     uncut = warc().option("maxHtmlBytes", 0).load(str(HOSTILE)).where("warc_record_offset = 67648")
     assert len(uncut.first()["payload"]) > 5_000_000

@@ -1,11 +1,12 @@
 """``spark.read.format("warc")``: WARC files as a DataFrame of content records (PySpark 4).
 
 A Python Data Source over :mod:`contentx_udf.warc`: one Spark partition per input file, the
-file streamed record by record by :class:`~contentx_udf.warc.reader.WarcReader` in the Python worker,
+file streamed record by record by :class:`~contentx_udf.warc.reader.WarcReader` in the Python
+worker,
 rows handed to Spark as Arrow record batches.  Nothing is extracted here; the HTML payload is a
 column, so any later stage (``mapInArrow``, a UDF, a write) can work on it::
 
-    from contentx_udf.datasource import register
+    from contentx_udf.spark.datasource import register
 
     register(spark)
     df = (
@@ -14,7 +15,7 @@ column, so any later stage (``mapInArrow``, a UDF, a write) can work on it::
         .load(["crawl/", "more/*.warc.gz"])  # files, directories, globs, URLs, warc.paths[.gz]
     )
 
-Inputs are resolved on the driver by :func:`contentx_udf.job.expand_inputs`, exactly as the job
+Inputs are resolved on the driver by :func:`contentx_udf.spark.inputs.expand_inputs`, exactly as the job
 resolves ``--input`` (directories recursively, globs, ``file://``/``https://``/``s3://`` URLs,
 Common Crawl listings with the ``inputBaseUrl`` option).
 
@@ -65,7 +66,9 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from .job import DEFAULT_MAX_HTML_BYTES, OUTPUT_COLUMNS, crawl_and_segment, expand_inputs, read_error
+from .config import DEFAULT_MAX_HTML_BYTES
+from .inputs import crawl_and_segment, expand_inputs
+from .worker import OUTPUT_COLUMNS, read_error
 
 __all__ = [
     "FORMAT",
@@ -199,9 +202,9 @@ def _input_paths(options: Any) -> list[str]:
 
 def _rows(location: str, warc_filename: str, options: WarcReaderOptions) -> Iterator[Any]:
     """The reader's rows of one file; an unreadable file gives one error row (see module doc)."""
-    from .warc.inputs import open_input
-    from .warc.reader import WarcReader
-    from .warc.row import WarcRow
+    from ..warc.inputs import open_input
+    from ..warc.reader import WarcReader
+    from ..warc.row import WarcRow
 
     try:
         with open_input(location) as stream:
@@ -243,7 +246,7 @@ def _safe_batch(rows: Sequence[Any], warc_filename: str, schema) -> Any:
     try:
         return _to_batch(rows, warc_filename, schema)
     except Exception:
-        from .warc.row import WarcRow
+        from ..warc.row import WarcRow
 
         fixed = []
         for r in rows:

@@ -1,0 +1,236 @@
+"""The Spark job: WARC files in, a Parquet corpus of extracted text out.
+
+The driver (after cc-pyspark's job classes): it runs the batches, commits them and prints the
+summary; the configuration and flags are in :mod:`.config`, input expansion and task
+planning in :mod:`.inputs`, the workers' rows in :mod:`.worker`, the output directory and
+its commit protocol in :mod:`.output`.  Spark code stays thin: the Python
+workers stream each WARC file with :mod:`contentx_udf.warc.reader` and call
+:func:`contentx_udf.extract_all` once per HTML page (one parse whatever the number of
+methods) inside a single ``mapInArrow`` pass, one input file per task.
+
+Output layout (``--output DIR``)::
+
+    DIR/method=<m>/part-<batch>-*.parquet   the table, partitioned by method
+    DIR/_contentx/files/<batch>/*.parquet   one row per input file (counts by WARC type, errors)
+    DIR/_contentx/batches/<batch>.json      commit marker of a batch (its input files)
+    DIR/_summary.json                       summary of the last run
+
+Resumability: inputs are processed in batches; a batch is written to a staging directory
+and moved into place, then its commit marker is written.  ``--resume`` first deletes every
+part file of a batch without a marker (a run killed half-way), then processes only the input
+files not listed in any marker — so a killed and resumed run gives exactly the table of an
+uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import uuid
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import UserError
+from .config import JobConfig, build_config, build_parser, output_writer
+from .inputs import _local_path, expand_inputs, input_frame
+from .output import (
+    STAGING,
+    LocalOutputStore,
+    OutputStore,
+    check_local_output,
+    commit_batch,
+    output_store,
+    prepare_output,
+)
+from .worker import FILES_METHOD, NO_METHOD, STATS_COLUMNS, WorkerSettings, make_partition_fn, spark_schema
+from .worker_env import check_java, prepare_driver
+
+
+def _spark_session(app_name: str):
+    prepare_driver()
+    from pyspark.sql import SparkSession
+
+    return SparkSession.builder.appName(app_name).getOrCreate()
+
+
+_PYARROW_CODECS = {
+    "uncompressed": "none",
+    "none": "none",
+    "snappy": "snappy",
+    "gzip": "gzip",
+    "zstd": "zstd",
+    "lz4": "lz4",
+    "lz4_raw": "lz4",
+    "brotli": "brotli",
+}
+
+
+def _parquet_codec(spark) -> str:
+    """Spark's configured Parquet codec, as pyarrow names it (zstd when pyarrow lacks it)."""
+    codec = (spark.conf.get("spark.sql.parquet.compression.codec", "zstd") or "zstd").lower()
+    return _PYARROW_CODECS.get(codec, "zstd")
+
+
+def run_batch(
+    spark,
+    store: OutputStore | LocalOutputStore,
+    files: list[tuple[str, str]],
+    config: JobConfig,
+    batch_id: str,
+) -> list:
+    """Extract one batch of input files and commit it into the output; returns the statistics
+    rows of its input files (``warc_filename``, ``scores``, ``error``)."""
+    settings = WorkerSettings(
+        config.methods, config.params, config.max_html_bytes, config.rows_per_batch, config.worker_memory_mb
+    )
+    staging = "/".join([config.output.rstrip("/"), *STAGING, batch_id])
+    inputs = input_frame(spark, files, config.num_partitions)
+    if output_writer(config) == "arrow":
+        # the workers write the Parquet files: no row crosses into the JVM
+        settings.write_dir = os.path.abspath(_local_path(staging))
+        settings.compression = _parquet_codec(spark)
+        stats = inputs.mapInArrow(make_partition_fn(settings), STATS_COLUMNS).collect()
+        missing = {name for _loc, name in files} - {row["warc_filename"] for row in stats}
+        if missing:  # cannot happen unless a task lost its output silently
+            raise RuntimeError(f"no output reported for {len(missing)} input file(s): {sorted(missing)[:3]}")
+    else:
+        table = inputs.mapInArrow(make_partition_fn(settings), spark_schema())
+        table.write.mode("overwrite").partitionBy("method").parquet(staging)
+        stats = spark.read.parquet(f"{staging}/method={FILES_METHOD}").select(
+            "warc_filename", "scores", "error"
+        )
+        stats = stats.collect()
+    commit_batch(store, batch_id, [name for _loc, name in files])
+    return stats
+
+
+def summarize(
+    config: JobConfig, stats_rows: list, files_total: int, files_skipped: int, elapsed: float
+) -> dict[str, Any]:
+    """Summary of this run, from the per-file statistics rows (the table is not re-read)."""
+    summary: dict[str, Any] = {
+        "output": config.output,
+        "methods": list(config.methods),
+        "input_files": files_total,
+        "files_already_done": files_skipped,
+        "files_processed": 0,
+        "content_records": 0,
+        "records_by_warc_type": {},
+        "rows_by_method_status": {},
+        "file_errors": {},
+        "elapsed_seconds": round(elapsed, 2),
+        "records_per_second": None,
+        "content_records_per_second": None,
+    }
+    if not stats_rows:
+        return summary
+    counts: Counter = Counter()
+    by: dict[str, Counter] = {}
+    records = 0
+    for row in stats_rows:
+        for key, value in (row["scores"] or {}).items():
+            if key.startswith("records."):
+                counts[key[len("records.") :]] += int(value)
+            elif key.startswith("rows."):
+                method, status = key[len("rows.") :].rsplit(".", 1)
+                by.setdefault(method, Counter())[status] += int(value)
+            elif key == "content_records":
+                records += int(value)
+        if row["error"]:
+            summary["file_errors"][row["warc_filename"]] = row["error"]
+    summary["files_processed"] = len(stats_rows)
+    summary["content_records"] = records
+    summary["records_by_warc_type"] = dict(sorted(counts.items()))
+    summary["rows_by_method_status"] = {m: dict(sorted(c.items())) for m, c in sorted(by.items())}
+    if elapsed > 0:
+        summary["records_per_second"] = round(sum(counts.values()) / elapsed, 1)
+        summary["content_records_per_second"] = round(records / elapsed, 1)
+    return summary
+
+
+def run(config: JobConfig, spark=None, files: list[tuple[str, str]] | None = None) -> dict[str, Any]:
+    """Run the job; returns the summary (also written to ``OUTPUT/_summary.json``)."""
+    started = time.perf_counter()
+    if files is None:
+        files = expand_inputs(config.inputs, config.input_base_url)
+    if spark is None:
+        spark = _spark_session("contentx-extract-warc")
+    store = output_store(spark, config.output)
+    done = prepare_output(store, config)
+    todo = [f for f in files if f[1] not in done]
+    size = config.files_per_batch or len(todo) or 1
+    stats_rows = []
+    for start in range(0, len(todo), size):
+        batch_id = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:8]
+        stats_rows += run_batch(spark, store, todo[start : start + size], config, batch_id)
+    summary = summarize(config, stats_rows, len(files), len(files) - len(todo), time.perf_counter() - started)
+    store.write_text(json.dumps(summary, indent=2, default=str), "_summary.json")
+    return summary
+
+
+def print_summary(summary: dict[str, Any], spark=None, show_rows: int = 3, out=sys.stdout) -> None:
+    print("\ncontentx summary", file=out)
+    print(f"  output: {summary['output']}", file=out)
+    print(
+        f"  input files: {summary['input_files']} (already done: {summary['files_already_done']}, "
+        f"processed now: {summary['files_processed']})",
+        file=out,
+    )
+    if summary["records_by_warc_type"]:
+        print(
+            "  records by WARC type: "
+            + ", ".join(f"{k} {v}" for k, v in summary["records_by_warc_type"].items()),
+            file=out,
+        )
+    for method, statuses in summary["rows_by_method_status"].items():
+        print(f"  rows {method}: " + ", ".join(f"{s} {n}" for s, n in sorted(statuses.items())), file=out)
+    for name, err in summary["file_errors"].items():
+        print(f"  file error: {name}: {err}", file=out)
+    print(
+        f"  elapsed: {summary['elapsed_seconds']} s, records/s: {summary['records_per_second']} "
+        f"(content records/s: {summary['content_records_per_second']})",
+        file=out,
+    )
+    if spark is not None and show_rows and summary["files_processed"]:
+        from pyspark.sql import functions as F
+
+        first_method = summary["methods"][0] if summary["methods"] else NO_METHOD
+        rows = (
+            spark.read.parquet(summary["output"])
+            .where((F.col("status") == "ok") & (F.col("method") == first_method))
+            .select("url", "method", "text_length", F.substring("text", 1, 80).alias("text"))
+            .limit(show_rows)
+            .collect()
+        )
+        for row in rows:
+            text = (row["text"] or "").replace("\n", " ")
+            print(f"  [{row['method']}] {row['url']} ({row['text_length']} chars): {text}…", file=out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    try:
+        config = build_config(args)
+        files = expand_inputs(config.inputs, config.input_base_url)
+        check_local_output(config.output)
+        check_java()
+        spark = _spark_session("contentx-extract-warc")
+        summary = run(config, spark=spark, files=files)
+        print_summary(summary, spark, config.show_rows)
+        return 0
+    except UserError as exc:
+        print(f"extract_warc: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("extract_warc: interrupted; re-run with --resume to continue", file=sys.stderr)
+        return 130
+
+
+__all__ = ["JobConfig", "UserError", "build_config", "build_parser", "expand_inputs", "main", "run"]

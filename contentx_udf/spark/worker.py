@@ -1,0 +1,357 @@
+"""The Python worker's side: output rows of each input file, the Parquet part writer, ``mapInArrow``."""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .inputs import crawl_and_segment
+from .worker_env import prepare_worker
+
+#: Method name of rows that carry no extraction (skipped or failed records).
+NO_METHOD = "none"
+#: Internal partition of the per-file statistics rows (moved under ``_contentx/files``).
+FILES_METHOD = "_files"
+
+OUTPUT_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("url", "string"),
+    ("url_host_name", "string"),
+    ("fetch_time", "timestamp"),
+    ("fetch_status", "int"),
+    ("content_mime_type", "string"),
+    ("content_mime_detected", "string"),
+    ("content_charset", "string"),
+    ("content_languages", "string"),
+    ("content_digest", "string"),
+    ("warc_filename", "string"),
+    ("warc_record_offset", "long"),
+    ("warc_record_length", "long"),
+    ("warc_record_id", "string"),
+    ("warc_type", "string"),
+    ("crawl", "string"),
+    ("warc_segment", "string"),
+    ("method", "string"),
+    ("title", "string"),
+    ("text", "string"),
+    ("text_length", "int"),
+    ("scores", "map<string,double>"),
+    ("status", "string"),
+    ("error", "string"),
+    ("notes", "string"),
+)
+
+
+def spark_schema():
+    from pyspark.sql.types import StructType
+
+    return StructType.fromDDL(", ".join(f"`{n}` {t}" for n, t in OUTPUT_COLUMNS))
+
+
+def arrow_schema():
+    import pyarrow as pa
+
+    types = {
+        "string": pa.string(),
+        "timestamp": pa.timestamp("us", tz="UTC"),
+        "int": pa.int32(),
+        "long": pa.int64(),
+        "map<string,double>": pa.map_(pa.string(), pa.float64()),
+    }
+    return pa.schema([pa.field(n, types[t]) for n, t in OUTPUT_COLUMNS])
+
+
+@dataclass
+class WorkerSettings:
+    """Everything a Python worker needs; pickled into the ``mapInArrow`` closure."""
+
+    methods: tuple[str, ...]
+    params: dict[str, dict[str, Any]]
+    max_html_bytes: int
+    rows_per_batch: int
+    worker_memory_mb: int = 0
+    #: Local staging directory of the batch when the workers write the Parquet files
+    #: themselves (``writer = arrow``); None when Spark writes them.
+    write_dir: str | None = None
+    #: Parquet codec of the files the workers write (Spark's ``spark.sql.parquet.compression.codec``).
+    compression: str = "zstd"
+
+
+def _base_row(rec, warc_filename: str) -> dict[str, Any]:
+    crawl, segment = crawl_and_segment(warc_filename)
+    return {
+        "url": rec.url,
+        "url_host_name": rec.url_host_name,
+        "fetch_time": rec.fetch_time,
+        "fetch_status": rec.fetch_status,
+        "content_mime_type": rec.content_mime_type,
+        "content_mime_detected": rec.content_mime_detected,
+        "content_charset": rec.content_charset,
+        "content_languages": rec.content_languages,
+        "content_digest": rec.content_digest,
+        "warc_filename": warc_filename,
+        "warc_record_offset": rec.warc_record_offset,
+        "warc_record_length": rec.warc_record_length,
+        "warc_record_id": rec.warc_record_id,
+        "warc_type": rec.warc_type,
+        "crawl": crawl,
+        "warc_segment": segment,
+        "notes": "; ".join(rec.notes) if rec.notes else None,
+    }
+
+
+def _unextracted_row(base: dict[str, Any], method: str, status: str, error: str) -> dict[str, Any]:
+    """An output row without extraction (skipped record, damaged record, failed extractor)."""
+    return {
+        **base,
+        "method": method,
+        "title": None,
+        "text": None,
+        "text_length": None,
+        "scores": None,
+        "status": status,
+        "error": error,
+    }
+
+
+def rows_for_record(rec, warc_filename: str, settings: WorkerSettings) -> list[dict[str, Any]]:
+    """Output rows of one WARC record: one per method for an HTML page, else one ``none`` row."""
+    from ..core import extract_all
+
+    base = _base_row(rec, warc_filename)
+    if rec.status != "ok" or not rec.is_html:
+        status = rec.status if rec.status != "ok" else "skipped"
+        return [_unextracted_row(base, NO_METHOD, status, rec.error or "not extracted")]
+    try:
+        results = extract_all(
+            rec.payload, settings.methods, content_type=rec.http_content_type, params=settings.params
+        )
+    except Exception as exc:  # extract_all does not raise on content; guard against bugs anyway
+        results = None
+        message = f"{type(exc).__name__}: {exc}"
+    rows = []
+    extra: dict[str, float] = {}
+    if rec.payload_length is not None and rec.payload is not None and rec.payload_length > len(rec.payload):
+        extra["payload_cut_bytes"] = float(rec.payload_length - len(rec.payload))
+    for method in settings.methods:
+        if results is None:
+            rows.append(_unextracted_row(base, method, "error", message))
+            continue
+        ex = results[method]
+        scores = {**ex.scores, **extra}
+        rows.append(
+            {
+                **base,
+                "method": method,
+                "title": ex.title,
+                "text": ex.text if ex.status == "ok" else None,
+                "text_length": len(ex.text) if ex.status == "ok" else None,
+                "scores": list(scores.items()),
+                "status": ex.status,
+                "error": ex.error,
+            }
+        )
+    return rows
+
+
+def file_row(
+    warc_filename: str,
+    counts: Counter,
+    rows: Counter,
+    file_error: str | None,
+    records: int,
+    seconds: float,
+) -> dict[str, Any]:
+    """The per-file statistics row (partition ``_files``).
+
+    ``scores`` holds ``records.<warc type>`` (all records read), ``rows.<method>.<status>``
+    (output rows written), ``content_records`` and ``seconds``.
+    """
+    crawl, segment = crawl_and_segment(warc_filename)
+    scores = [(f"records.{k}", float(v)) for k, v in sorted(counts.items())]
+    scores += [(f"rows.{m}.{st}", float(v)) for (m, st), v in sorted(rows.items())]
+    scores += [("content_records", float(records)), ("seconds", seconds)]
+    return {
+        "warc_filename": warc_filename,
+        "crawl": crawl,
+        "warc_segment": segment,
+        "method": FILES_METHOD,
+        "scores": scores,
+        "status": "error" if file_error else "ok",
+        "error": file_error,
+    }
+
+
+def read_error(location: str, exc: BaseException) -> str:
+    """The error of an input file that cannot be opened or read (job and data source alike)."""
+    return f"cannot read {location}: {type(exc).__name__}: {exc}"
+
+
+def process_file(location: str, warc_filename: str, settings: WorkerSettings) -> Iterator[dict[str, Any]]:
+    """All output rows of one input file, then its statistics row.  Never raises."""
+    from ..warc.inputs import open_input
+    from ..warc.reader import WarcReader
+
+    started = time.perf_counter()
+    counts: Counter = Counter()
+    rows: Counter = Counter()
+    records = 0
+    file_error = None
+    try:
+        with open_input(location) as stream:
+            reader = WarcReader(stream, warc_filename, max_html_bytes=settings.max_html_bytes)
+            for rec in reader:
+                if rec.warc_type is not None:
+                    records += 1
+                for row in rows_for_record(rec, warc_filename, settings):
+                    rows[(row["method"], row["status"])] += 1
+                    yield row
+            counts = reader.counts
+            file_error = reader.file_error
+    except Exception as exc:  # unreadable input (vanished file, network error, ...)
+        file_error = read_error(location, exc)
+        rows[(NO_METHOD, "error")] += 1
+        crawl, segment = crawl_and_segment(warc_filename)
+        yield {
+            "warc_filename": warc_filename,
+            "crawl": crawl,
+            "warc_segment": segment,
+            "method": NO_METHOD,
+            "status": "error",
+            "error": file_error,
+        }
+    yield file_row(warc_filename, counts, rows, file_error, records, time.perf_counter() - started)
+
+
+def _to_batch(rows: list[dict[str, Any]], schema):
+    import pyarrow as pa
+
+    columns = {name: [row.get(name) for row in rows] for name in schema.names}
+    return pa.RecordBatch.from_pydict(columns, schema=schema)
+
+
+#: Bytes of Arrow data a worker gathers (all methods together) before writing Parquet row
+#: groups: each method's writer flushes at its share, at least 8 MiB.
+ROW_GROUP_BYTES = 64 * 1024 * 1024
+MIN_ROW_GROUP_BYTES = 8 * 1024 * 1024
+
+
+class _PartWriter:
+    """The Parquet file of one input file and one method, written by a Python worker.
+
+    Written under a hidden temporary name and renamed when complete: the final name depends
+    only on the input file's index in the batch, so a retried or speculative task replaces the
+    file instead of adding a second copy, and a killed task leaves only a hidden file that no
+    reader (and no commit) picks up.
+    """
+
+    def __init__(self, directory: str, name: str, schema, settings: WorkerSettings):
+        self.directory, self.name, self.schema, self.settings = directory, name, schema, settings
+        self.rows: list[dict[str, Any]] = []
+        self.batches: list = []
+        self.pending_bytes = 0
+        self.writer = None
+        self.tmp = os.path.join(directory, f".{name}.{uuid.uuid4().hex[:8]}.tmp")
+        # (+1: the method "none" of the unextracted records)
+        self.flush_bytes = max(MIN_ROW_GROUP_BYTES, ROW_GROUP_BYTES // (len(settings.methods) + 1))
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.rows.append(row)
+        if len(self.rows) >= self.settings.rows_per_batch:
+            self._to_arrow()
+
+    def _to_arrow(self) -> None:
+        if self.rows:
+            batch = _to_batch(self.rows, self.schema)
+            self.rows = []
+            self.batches.append(batch)
+            self.pending_bytes += batch.nbytes
+            if self.pending_bytes >= self.flush_bytes:
+                self._write_row_group()
+
+    def _write_row_group(self) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if not self.batches:
+            return
+        if self.writer is None:
+            os.makedirs(self.directory, exist_ok=True)
+            self.writer = pq.ParquetWriter(self.tmp, self.schema, compression=self.settings.compression)
+        self.writer.write_table(pa.Table.from_batches(self.batches, self.schema))
+        self.batches, self.pending_bytes = [], 0
+
+    def close(self) -> None:
+        self._to_arrow()
+        self._write_row_group()
+        if self.writer is not None:
+            self.writer.close()
+            os.replace(self.tmp, os.path.join(self.directory, self.name))
+
+
+def write_file_output(
+    location: str, warc_filename: str, index: int, settings: WorkerSettings
+) -> dict[str, Any]:
+    """Write the rows of one input file as Parquet (one file per method partition, the
+    statistics row under ``method=_files``) into ``settings.write_dir``; returns the
+    statistics row (:func:`file_row`)."""
+    schema = arrow_schema()
+    schema = schema.remove(schema.get_field_index("method"))  # it is the partition directory
+    writers: dict[str, _PartWriter] = {}
+    row: dict[str, Any] = {}
+    for row in process_file(location, warc_filename, settings):
+        method = row["method"]
+        writer = writers.get(method)
+        if writer is None:
+            directory = os.path.join(settings.write_dir, f"method={method}")
+            writer = writers[method] = _PartWriter(directory, f"part-{index:05d}.parquet", schema, settings)
+        writer.add(row)
+    for writer in writers.values():
+        writer.close()
+    return row  # process_file yields the statistics row last
+
+
+#: What the workers return per input file when they write the table themselves.
+STATS_COLUMNS = "warc_filename string, scores map<string,double>, error string"
+
+
+def make_partition_fn(settings: WorkerSettings):
+    """The ``mapInArrow`` function: input batches of (location, warc_filename) -> output rows.
+
+    With ``settings.write_dir`` the workers write the Parquet files themselves and return the
+    statistics row of each input file (:data:`STATS_COLUMNS`).
+    """
+
+    def process_partition(batches):
+        prepare_worker(settings.worker_memory_mb)
+        if settings.write_dir is not None:
+            import pyarrow as pa
+
+            full = arrow_schema()
+            stats_schema = pa.schema([full.field(name) for name in ("warc_filename", "scores", "error")])
+            for batch in batches:
+                data = batch.to_pydict()
+                for location, name, index in zip(
+                    data["location"], data["warc_filename"], data["file_index"], strict=True
+                ):
+                    stats = write_file_output(location, name, index, settings)
+                    yield _to_batch([stats], stats_schema)
+            return
+        schema = arrow_schema()
+        buffer: list[dict[str, Any]] = []
+        for batch in batches:
+            data = batch.to_pydict()
+            for location, name in zip(data["location"], data["warc_filename"], strict=True):
+                for row in process_file(location, name, settings):
+                    buffer.append(row)
+                    if len(buffer) >= settings.rows_per_batch:
+                        yield _to_batch(buffer, schema)
+                        buffer = []
+        if buffer:
+            yield _to_batch(buffer, schema)
+
+    return process_partition
