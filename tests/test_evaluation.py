@@ -1,4 +1,5 @@
-"""Tests of contentx_udf.evaluation (metrics, gold loader, evaluate) and of the contentx CLI."""
+"""The evaluation metrics match their definitions, the gold loaders read both layouts, and the
+contentx CLI (extract, evaluate, run) behaves as documented."""
 
 from __future__ import annotations
 

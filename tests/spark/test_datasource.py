@@ -1,4 +1,5 @@
-"""``spark.read.format("warc")`` (contentx_udf.spark.datasource) on real and generated WARC files."""
+"""``spark.read.format("warc")`` (contentx_udf.spark.datasource) gives the reader's records with the job's
+columns, on real and generated WARC files."""
 
 from __future__ import annotations
 

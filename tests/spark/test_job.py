@@ -1,4 +1,5 @@
-"""The Spark job end to end on real WARC files (one shared SparkSession)."""
+"""The Spark job end to end: every response record of every input file lands in the table, per method,
+and a resumed run gives the table of an uninterrupted one (real WARC files, one shared SparkSession)."""
 
 from __future__ import annotations
 

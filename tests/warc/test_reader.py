@@ -1,4 +1,5 @@
-"""Tests for contentx_udf.warc (the WARC reading layer). No Spark.
+"""Every WARC input, sound or damaged, reads into the rows its records hold (fields, bounded decoded
+payloads, offsets that join back); damage becomes rows, never exceptions. contentx_udf.warc, no Spark.
 
 Two kinds of tests:
 
