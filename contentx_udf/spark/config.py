@@ -33,6 +33,7 @@ class JobConfig:
     worker_memory_mb: int = 2048  # address-space cap of each Python worker (0 = none)
     show_rows: int = 3
     writer: str = "auto"  # "arrow", "spark" or "auto" (arrow for local outputs)
+    progress_seconds: int = 10  # driver prints "files done/total" this often (0 = never)
 
 
 def parse_methods(value: str | Sequence[str]) -> tuple[str, ...]:
@@ -72,6 +73,7 @@ _CONFIG_KEYS = {
     "show_rows",
     "worker_memory_mb",
     "writer",
+    "progress_seconds",
 }
 
 #: Who writes the Parquet files: the Python workers with pyarrow (local outputs), or
@@ -145,6 +147,7 @@ def build_config(args: argparse.Namespace) -> JobConfig:
         show_rows=positive_int("--show-rows", pick("show_rows", 3)),
         worker_memory_mb=positive_int("worker_memory_mb", job.get("worker_memory_mb", 2048)),
         writer=writer,
+        progress_seconds=positive_int("--progress-seconds", pick("progress_seconds", 10)),
     )
 
 
@@ -200,6 +203,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="commit the output every N input files (default: all in one batch)",
     )
     p.add_argument("--show-rows", type=int, default=None, help="rows printed after the summary (default 3)")
+    p.add_argument(
+        "--progress-seconds",
+        type=int,
+        default=None,
+        help="while a batch runs, print the files done / total every N seconds (default 10; 0 = never)",
+    )
     p.add_argument(
         "--writer",
         default=None,

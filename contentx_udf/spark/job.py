@@ -45,6 +45,7 @@ from .output import (
     output_store,
     prepare_output,
 )
+from .progress import Progress, count_files
 from .worker import FILES_METHOD, NO_METHOD, STATS_COLUMNS, WorkerSettings, make_partition_fn, spark_schema
 from .worker_env import check_java, prepare_driver
 
@@ -80,6 +81,7 @@ def run_batch(
     files: list[tuple[str, str]],
     config: JobConfig,
     batch_id: str,
+    progress: Progress | None = None,
 ) -> list:
     """Extract one batch of input files and commit it into the output; returns the statistics
     rows of its input files (``warc_filename``, ``scores``, ``error``)."""
@@ -88,16 +90,19 @@ def run_batch(
     )
     staging = "/".join([config.output.rstrip("/"), *STAGING, batch_id])
     inputs = input_frame(spark, files, config.num_partitions)
+    partition_fn = make_partition_fn(settings)
+    if progress is not None:
+        partition_fn = count_files(partition_fn, progress.files)
     if output_writer(config) == "arrow":
         # the workers write the Parquet files: no row crosses into the JVM
         settings.write_dir = os.path.abspath(_local_path(staging))
         settings.compression = _parquet_codec(spark)
-        stats = inputs.mapInArrow(make_partition_fn(settings), STATS_COLUMNS).collect()
+        stats = inputs.mapInArrow(partition_fn, STATS_COLUMNS).collect()
         missing = {name for _loc, name in files} - {row["warc_filename"] for row in stats}
         if missing:  # cannot happen unless a task lost its output silently
             raise RuntimeError(f"no output reported for {len(missing)} input file(s): {sorted(missing)[:3]}")
     else:
-        table = inputs.mapInArrow(make_partition_fn(settings), spark_schema())
+        table = inputs.mapInArrow(partition_fn, spark_schema())
         table.write.mode("overwrite").partitionBy("method").parquet(staging)
         stats = spark.read.parquet(f"{staging}/method={FILES_METHOD}").select(
             "warc_filename", "scores", "error"
@@ -163,9 +168,10 @@ def run(config: JobConfig, spark=None, files: list[tuple[str, str]] | None = Non
     todo = [f for f in files if f[1] not in done]
     size = config.files_per_batch or len(todo) or 1
     stats_rows = []
-    for start in range(0, len(todo), size):
-        batch_id = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:8]
-        stats_rows += run_batch(spark, store, todo[start : start + size], config, batch_id)
+    with Progress(spark, len(todo), config.progress_seconds) as progress:
+        for start in range(0, len(todo), size):
+            batch_id = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:8]
+            stats_rows += run_batch(spark, store, todo[start : start + size], config, batch_id, progress)
     summary = summarize(config, stats_rows, len(files), len(files) - len(todo), time.perf_counter() - started)
     store.write_text(json.dumps(summary, indent=2, default=str), "_summary.json")
     return summary
