@@ -35,11 +35,14 @@ def _read_listing(path: str) -> list[str]:
     if _is_remote(path):
         from ..warc.inputs import open_input
 
-        with open_input(path) as fh:
-            data = fh.read()
-        if path.endswith(".gz"):
-            data = gzip.decompress(data)
-        text = data.decode("utf-8")
+        try:
+            with open_input(path) as fh:
+                data = fh.read()
+            if path.endswith(".gz"):
+                data = gzip.decompress(data)
+            text = data.decode("utf-8")
+        except (OSError, ValueError, EOFError) as exc:  # missing, denied, no boto3, not gzip/UTF-8
+            raise UserError(f"cannot read input listing {path}: {exc}") from None
     else:
         local = _local_path(path)
         if not os.path.exists(local):

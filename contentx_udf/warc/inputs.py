@@ -69,12 +69,29 @@ def _open_s3(location: str, bucket: str, path: str) -> BinaryIO:
     key = path.lstrip("/")
     if not bucket or not key:
         raise ValueError(f"S3 location must look like s3://bucket/key, got {location!r}")
-    client = boto3.client("s3")
+    client = boto3.client("s3")  # endpoint and credentials: the standard AWS_* environment
     try:
         obj = client.get_object(Bucket=bucket, Key=key)
     except Exception as exc:  # botocore.exceptions.ClientError, without importing botocore here
-        code = ((getattr(exc, "response", None) or {}).get("Error") or {}).get("Code")
-        if code in ("NoSuchKey", "404", "NoSuchBucket"):
-            raise FileNotFoundError(errno.ENOENT, f"WARC not found: {location} ({code})", location) from exc
-        raise
+        raise _s3_error(exc, location, bucket) from exc
     return obj["Body"]
+
+
+_S3_DENIED = {"AccessDenied", "403", "AllAccessDisabled", "InvalidAccessKeyId", "SignatureDoesNotMatch"}
+
+
+def _s3_error(exc: Exception, location: str, bucket: str) -> Exception:
+    """One readable line for a failed S3 ``get_object`` (the exception to raise instead)."""
+    error = (getattr(exc, "response", None) or {}).get("Error") or {}
+    code = str(error.get("Code") or "")
+    if code == "NoSuchBucket":
+        return FileNotFoundError(errno.ENOENT, f"S3 bucket {bucket!r} does not exist", location)
+    if code in ("NoSuchKey", "404"):
+        return FileNotFoundError(errno.ENOENT, "WARC not found (no such S3 object)", location)
+    if code in _S3_DENIED or code == "ExpiredToken":
+        return PermissionError(
+            errno.EACCES, f"S3 access denied ({code} {error.get('Message') or ''})".strip(), location
+        )
+    if code:
+        return OSError(f"S3 error for {location}: {code} {error.get('Message') or ''}".strip())
+    return OSError(f"cannot open {location}: {type(exc).__name__}: {exc}")
