@@ -39,7 +39,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "extract",
         help="extract the main text of one saved page",
         description="Extract the main text of a saved page (plain or gzip). "
-        "Exit code 1 if the extractor reports an error.",
+        "Exit code 1 if the extractor reports an error (not for an empty result: status 'empty').",
     )
     ex.add_argument("file", type=Path, metavar="FILE")
     ex.add_argument("--method", help="method name (default: the library's DEFAULT_METHOD), or full-text")
@@ -105,9 +105,11 @@ def _cmd_extract(args: argparse.Namespace) -> int:
     else:
         if out["text"]:
             print(out["text"])
-        if out["status"] != "ok":
+        if out["status"] == "empty":
+            print(f"{PROG}: empty: {out['error']}", file=sys.stderr)
+        elif out["status"] != "ok":
             print(f"{PROG}: extraction error: {out['error']}", file=sys.stderr)
-    return 0 if out["status"] == "ok" else 1
+    return 1 if out["status"] == "error" else 0
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:

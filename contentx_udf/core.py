@@ -5,7 +5,9 @@ algorithm family (:mod:`.methods.cetr`, :mod:`.methods.ccb`, :mod:`.methods.core
 :mod:`.methods.cetd`), found through ``_REGISTRY`` and imported on first use.  This module
 decodes and parses the page once (:class:`~contentx_udf.page.document.Document`), runs the
 requested methods on it, bounds their time, and turns every failure into a result with
-``status = "error"`` — page content never makes these functions raise.  Unknown method
+``status = "error"`` — page content never makes these functions raise.  A method that runs
+but extracts no text gets ``status = "empty"`` (never ``ok`` with an empty text), decided here
+once for every method.  Unknown method
 names and bad parameters are caller errors and raise ``ValueError``.
 """
 
@@ -34,9 +36,16 @@ class Extraction:
     method: str
     title: str | None = None
     scores: dict[str, float] = field(default_factory=dict)
-    status: str = "ok"  # "ok" or "error"
+    #: "ok" (text found), "empty" (the method ran but extracted no text: ``text`` is "" and
+    #: ``error`` says so) or "error" (the method failed: ``error`` is the reason).
+    status: str = "ok"
     error: str | None = None
 
+
+#: ``Extraction.error`` of an ``empty`` result: the page has visible text, the method kept none,
+#: or the page has no visible text at all.
+EMPTY_ERROR = "no text extracted"
+EMPTY_PAGE_ERROR = "no text extracted: the page has no visible text"
 
 MethodFn = Callable[[Document, dict[str, Any]], MethodResult]
 
@@ -138,8 +147,12 @@ def _run(doc: Document, method: str, params: dict[str, Any], alarm: bool) -> Ext
         return _error(method, doc.title, f"{type(exc).__name__}: {exc}")
     scores = {k: float(v) for k, v in result.scores.items()}
     scores.update(doc.notes)
-    scores["content_ratio"] = min(1.0, non_space_chars(result.text) / visible) if visible else 0.0
+    chars = non_space_chars(result.text)
+    scores["content_ratio"] = min(1.0, chars / visible) if visible else 0.0
     scores["ms"] = (time.perf_counter() - started) * 1000.0
+    if not chars:  # one rule for every method: nothing extracted is not a success
+        error = EMPTY_ERROR if visible else EMPTY_PAGE_ERROR
+        return Extraction(text="", method=method, title=doc.title, scores=scores, status="empty", error=error)
     return Extraction(text=result.text, method=method, title=doc.title, scores=scores)
 
 

@@ -349,7 +349,8 @@ class MethodResult:
     precision/recall/f1/accuracy: shingle metric (README); ``*_std``: bootstrap std (None if not run);
     lcs_f1: mean per-page LCS F1 (CETD Eq. 2); cleaneval: mean per-page CleanEval score (CETD Eq. 4),
     both None when not computed; ms_median/ms_p95: time per page of one extraction call;
-    n_empty: pages with status ok but no word token; n_errors: pages with status error (or an exception).
+    n_empty: pages without a word token in the extraction (status ``empty``, or ``ok`` with only
+    punctuation); n_errors: pages with status error (or an exception).
     """
 
     method: str
@@ -405,7 +406,7 @@ def _run_one(page: GoldPage, method: str, extract: Any) -> tuple[str, bool, str 
             text, ok, err = full_text(page.html), True, None
         else:
             res = extract(page.html, method, url=page.url)
-            ok = res.status == "ok"
+            ok = res.status != "error"  # "empty" is a scored empty text, not a failure
             text = (res.text or "") if ok else ""
             err = None if ok else (res.error or "error")
     except Exception as e:  # noqa: BLE001 - an extractor crash is a scored failure, not a stop

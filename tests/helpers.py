@@ -17,3 +17,16 @@ NAV = "<ul>" + "".join(f'<li><a href="/s{i}">Section {i}</a></li>' for i in rang
 def element_indices(dom, name: str) -> list[int]:
     """The nodes of ``dom`` with tag ``name``, in document order (a plain loop, not has_tag)."""
     return [i for i in range(dom.size) if dom.tag_id[i] == TAG_IDS[name]]
+
+
+def assert_not_failed(result) -> None:
+    """``result`` (an Extraction) is no error: ``ok`` with some text, or ``empty`` with none and a reason.
+
+    The degenerate-page tests use it: a page with no text, or one a method finds no content in, is
+    ``empty`` (core._run), never ``ok`` with an empty text.
+    """
+    assert result.status in ("ok", "empty"), (result.method, result.error)
+    assert isinstance(result.text, str)
+    empty = not result.text.strip()
+    assert (result.status == "empty") == empty, (result.method, result.status, result.text[:80])
+    assert (result.error is not None) == (result.status == "empty"), (result.method, result.error)

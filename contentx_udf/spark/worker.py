@@ -148,8 +148,9 @@ def rows_for_record(rec, warc_filename: str, settings: WorkerSettings) -> list[d
                 **base,
                 "method": method,
                 "title": ex.title,
-                "text": ex.text if ex.status == "ok" else None,
-                "text_length": len(ex.text) if ex.status == "ok" else None,
+                # an "empty" row keeps its (empty) text: the method ran and found nothing
+                "text": ex.text if ex.status != "error" else None,
+                "text_length": len(ex.text) if ex.status != "error" else None,
                 "scores": list(scores.items()),
                 "status": ex.status,
                 "error": ex.error,

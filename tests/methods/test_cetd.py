@@ -22,7 +22,7 @@ from contentx_udf.methods.cetd import (
 )
 from contentx_udf.page.document import TAG_IDS, Document
 
-from ..helpers import ARTICLE, NAV, element_indices
+from ..helpers import ARTICLE, NAV, assert_not_failed, element_indices
 
 CETD_METHODS = ("cetd-ds", "cectd-s", "cectd-ds")
 
@@ -355,9 +355,7 @@ DEGENERATE = [
 @pytest.mark.parametrize("method", CETD_METHODS)
 @pytest.mark.parametrize("html", DEGENERATE)
 def test_degenerate_pages_do_not_raise(method, html):
-    result = extract(html, method)
-    assert result.status == "ok", result.error
-    assert isinstance(result.text, str)
+    assert_not_failed(extract(html, method))
 
 
 @pytest.mark.parametrize("method", CETD_METHODS)

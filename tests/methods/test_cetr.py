@@ -33,6 +33,8 @@ from contentx_udf.page.source import SPACE_CODE_POINTS, SourceArrays, clean_stri
 from contentx_udf.page.tags import BLOCK_TAGS
 from contentx_udf.settings import resolve_params
 
+from ..helpers import assert_not_failed
+
 METHODS = ("cetr-tm", "cetr-km", "cetr", "cetr-dff")
 #: The papers' own settings: every line over 60 characters re-broken every 60 (overview FAQ),
 #: sigma 3 ("radius of 3").
@@ -374,9 +376,7 @@ DEGENERATE = {
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("name", list(DEGENERATE))
 def test_degenerate_pages(method, name):
-    result = extract(DEGENERATE[name], method)
-    assert result.status == "ok", result.error
-    assert isinstance(result.text, str)
+    assert_not_failed(extract(DEGENERATE[name], method))
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -10,7 +10,7 @@ from contentx_udf import extract
 from contentx_udf.methods.coreex import best_node, coreex_counts, coreex_scores, word_counts
 from contentx_udf.page.document import Document
 
-from ..helpers import ARTICLE, NAV, element_indices
+from ..helpers import ARTICLE, NAV, assert_not_failed, element_indices
 
 PAPER = {"weight_ratio": 0.99, "weight_text": 0.01, "subset_threshold": 0.9}
 
@@ -138,8 +138,7 @@ def test_paper_weights_pick_one_link_free_paragraph_over_the_article():
     ],
 )
 def test_degenerate_pages_do_not_raise(html):
-    result = extract(html, "coreex")
-    assert result.status == "ok", result.error
+    assert_not_failed(extract(html, "coreex"))
 
 
 def test_text_only_and_deep_pages_keep_their_text():

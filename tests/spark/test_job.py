@@ -420,3 +420,50 @@ def test_spark_size_settings_are_read_like_spark(spark):
     assert job_inputs._conf_bytes(spark, "64MB") == 64 << 20
     with pytest.raises(UserError):
         job_inputs._conf_bytes(spark, "lots")
+
+
+def _write_warc(path: Path, pages: list[tuple[str, str]]) -> None:
+    """A gzipped WARC of HTML responses ``(url, html)``."""
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    with open(path, "wb") as fh:
+        writer = WARCWriter(fh, gzip=True)
+        for url, html in pages:
+            body = html.encode("utf-8")
+            headers = StatusAndHeaders(
+                "200 OK",
+                [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(body)))],
+                protocol="HTTP/1.1",
+            )
+            writer.write_record(
+                writer.create_warc_record(url, "response", payload=io.BytesIO(body), http_headers=headers)
+            )
+
+
+def test_a_page_with_nothing_extracted_is_an_empty_row_counted_in_the_summary(spark, tmp_path):
+    from ..helpers import ARTICLE, NAV
+    from ..test_empty_status import DISCOURSE
+
+    article = "<html><body>" + NAV + "".join(f"<p>{p}</p>" for p in ARTICLE) + "</body></html>"
+    warc = tmp_path / "empty.warc.gz"
+    _write_warc(
+        warc, [("https://forum.example.org/t/123", DISCOURSE), ("https://news.example.org/a", article)]
+    )
+    out = tmp_path / "out"
+    summary = job.run(config([warc], out, methods=("cectd-ds", "coreex")), spark=spark)
+    rows = read_table(spark, out).select("url", "method", "status", "error", "text", "text_length").collect()
+    forum = [r for r in rows if r["url"] == "https://forum.example.org/t/123"]
+    assert sorted(r["method"] for r in forum) == ["cectd-ds", "coreex"]
+    for r in forum:
+        assert r["status"] == "empty" and r["error"].startswith("no text extracted"), r
+        assert r["text"] == "" and r["text_length"] == 0  # the method ran and found nothing
+    news = [r for r in rows if r["url"] == "https://news.example.org/a"]
+    assert all(r["status"] == "ok" and r["text_length"] > 0 for r in news), news
+    assert summary["rows_by_method_status"] == {
+        "cectd-ds": {"empty": 1, "ok": 1},
+        "coreex": {"empty": 1, "ok": 1},
+    }
+    text = io.StringIO()
+    job.print_summary(summary, out=text)
+    assert "rows cectd-ds: empty 1, ok 1" in text.getvalue()
