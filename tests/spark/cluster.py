@@ -1,0 +1,168 @@
+"""A Spark standalone cluster on 127.0.0.1 for the tests: one master, N one-core workers.
+
+The README's "On a cluster" commands are these: ``spark-class ...deploy.master.Master`` and
+``...deploy.worker.Worker`` from the pyspark package, ``spark-submit --master spark://...``.
+Ports are chosen free at run time, logs go under the given directory, and ``stop()`` kills
+the daemons' process groups (call it in a ``finally``/fixture teardown).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+JOB = REPO / "jobs" / "extract_warc.py"
+SPARK_DEFAULTS = REPO / "conf" / "spark-defaults.conf"
+LOOPBACK = "127.0.0.1"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((LOOPBACK, 0))
+        return s.getsockname()[1]
+
+
+def spark_bin(name: str) -> str:
+    """``spark-class`` / ``spark-submit``: next to this interpreter (the venv), else pyspark's bin."""
+    here = Path(sys.executable).parent / name
+    if here.exists():
+        return str(here)
+    import pyspark
+
+    return str(Path(pyspark.__file__).parent / "bin" / name)
+
+
+def loopback_env(**extra: str) -> dict[str, str]:
+    """The environment of every process the tests start: bound to loopback, no proxy."""
+    env = dict(os.environ)
+    for key in ("SPARK_CONF_DIR", "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY"):
+        env.pop(key, None)
+    env.update(SPARK_LOCAL_IP=LOOPBACK, NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
+    env.setdefault("PYSPARK_PYTHON", sys.executable)
+    env.update(extra)
+    return env
+
+
+def get_json(url: str, timeout: float = 5) -> dict:
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never a proxy
+    with opener.open(url, timeout=timeout) as resp:
+        return json.loads(resp.read())
+
+
+class StandaloneCluster:
+    def __init__(self, workdir: Path, workers: int = 2, cores: int = 1, memory: str = "1g"):
+        self.workdir = Path(workdir)
+        self.workers = workers
+        self.cores = cores
+        self.memory = memory
+        self.port = free_port()
+        self.webui_port = free_port()
+        self.url = f"spark://{LOOPBACK}:{self.port}"
+        self.procs: list[subprocess.Popen] = []
+
+    def _start(self, name: str, args: list[str]) -> None:
+        log_dir = self.workdir / "logs"
+        log_dir.mkdir(parents=True, exist_ok=True)
+        env = loopback_env(SPARK_LOG_DIR=str(log_dir), SPARK_WORKER_DIR=str(self.workdir / name))
+        with open(log_dir / f"{name}.log", "wb") as log:
+            self.procs.append(
+                subprocess.Popen(
+                    [spark_bin("spark-class"), *args],
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    start_new_session=True,  # its own process group: stop() kills the JVM and its children
+                )
+            )
+
+    def start(self, timeout: float = 120) -> StandaloneCluster:
+        self._start(
+            "master",
+            ["org.apache.spark.deploy.master.Master", "--host", LOOPBACK, "--port", str(self.port),
+             "--webui-port", str(self.webui_port)],
+        )  # fmt: skip
+        for i in range(self.workers):
+            self._start(
+                f"worker{i}",
+                ["org.apache.spark.deploy.worker.Worker", self.url, "--host", LOOPBACK,
+                 "--cores", str(self.cores), "--memory", self.memory, "--webui-port", str(free_port()),
+                 "--work-dir", str(self.workdir / f"worker{i}")],
+            )  # fmt: skip
+        deadline = time.monotonic() + timeout
+        while True:
+            for p in self.procs:
+                if p.poll() is not None:
+                    raise RuntimeError(f"a Spark daemon exited ({p.returncode}); logs: {self.workdir}/logs")
+            try:
+                state = self.state()
+                if sum(w.get("state") == "ALIVE" for w in state.get("workers", [])) >= self.workers:
+                    return self
+            except OSError:
+                pass  # master UI not up yet
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"workers did not register in {timeout} s; logs: {self.workdir}/logs")
+            time.sleep(0.5)
+
+    def state(self) -> dict:
+        """The master's JSON status (workers, active and completed applications)."""
+        return get_json(f"http://{LOOPBACK}:{self.webui_port}/json/")
+
+    def stop(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                try:
+                    os.killpg(p.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        for p in self.procs:
+            try:
+                p.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                p.wait(timeout=5)
+
+    def submit(
+        self,
+        args: list[str],
+        *,
+        conf: dict[str, str] | None = None,
+        archives: str | None = None,
+        env: dict[str, str] | None = None,
+        timeout: float = 300,
+    ) -> subprocess.CompletedProcess:
+        """``spark-submit --master spark://... jobs/extract_warc.py ARGS`` (output captured)."""
+        cmd = [spark_bin("spark-submit"), "--master", self.url, "--properties-file", str(SPARK_DEFAULTS),
+               "--conf", f"spark.driver.host={LOOPBACK}", "--conf", f"spark.driver.bindAddress={LOOPBACK}",
+               "--conf", "spark.executor.memory=512m"]  # fmt: skip
+        if archives:
+            cmd += ["--archives", archives]
+        for key, value in (conf or {}).items():
+            cmd += ["--conf", f"{key}={value}"]
+        cmd += [str(JOB), *args]
+        return subprocess.run(
+            cmd, env=loopback_env(**(env or {})), capture_output=True, text=True, timeout=timeout, cwd=REPO
+        )
+
+
+def run_local(args: list[str], env: dict[str, str] | None = None, timeout: float = 300):
+    """The job without a master (embedded ``local[*,3]`` from conf/spark-defaults.conf)."""
+    return subprocess.run(
+        [sys.executable, str(JOB), *args],
+        env=loopback_env(**(env or {})),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=REPO,
+    )
