@@ -62,6 +62,7 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "cetd-ds": ("contentx_udf.methods.cetd", "cetd_ds"),
     "cectd-s": ("contentx_udf.methods.cetd", "cectd_s"),
     "cectd-ds": ("contentx_udf.methods.cetd", "cectd_ds"),
+    "combined": ("contentx_udf.methods.combined", "combined"),
 }
 assert tuple(_REGISTRY) == METHODS
 

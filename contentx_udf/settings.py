@@ -24,6 +24,7 @@ METHODS: tuple[str, ...] = (
     "cetd-ds",
     "cectd-s",
     "cectd-ds",
+    "combined",
 )
 
 #: The method used when none is named (best F1 on the development set).
@@ -123,6 +124,11 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "inline_follows_block": True,
     },
     "cectd-ds": dict(_CETD_DENSITY_SUM),
+    # combined (contentx): a block classifier over every seed signal (methods/combined.py).
+    # threshold: probability a block needs to be kept (0 = the value stored in the model);
+    # heading_window: a heading is kept with kept content at most this many blocks after it;
+    # model: path of a model file from `contentx train` ("" = the one shipped in the package).
+    "combined": {"threshold": 0.0, "heading_window": 2, "model": ""},
 }
 
 

@@ -106,7 +106,7 @@ def test_binary_bytes_declared_as_html():
     rng = random.Random(7)
     data = b"\x89PNG\r\n\x1a\n" + bytes(rng.randrange(256) for _ in range(65536))
     results = run_all(data, content_type="text/html; charset=utf-8")
-    assert_all_ok(results)
+    assert_none_failed(results)  # garbage may be kept as text by the seeds, or judged no content
 
 
 def test_nul_bytes_and_invalid_utf8():

@@ -172,6 +172,9 @@ class DomArrays:
     text_list: list[str]  # text of the text nodes, in document order
     joined_text: str  # "\x00".join(text_list)
     truncated: bool = False  # True when max_nodes cut the traversal
+    #: Lexbor node id (``mem_id``) of every node's parent (-1 or unknown for the root): maps
+    #: nodes found by a CSS query back to array indices (:meth:`indices_of_parents`).
+    parent_mem: np.ndarray | None = field(default=None, repr=False)
     #: Per-page statistics shared by the methods (``extract_all`` computes each once).
     cache: dict = field(default_factory=dict, repr=False)
 
@@ -318,6 +321,19 @@ class DomArrays:
         blocks = "".join(texts.tolist()).split("\x00")
         return "\n".join(filter(None, map(" ".join, map(str.split, blocks))))
 
+    def indices_of_parents(self, mem_ids: np.ndarray) -> np.ndarray:
+        """Array index of each Lexbor node id in ``mem_ids`` that is the parent of some node
+        (-1 for the others: childless elements and nodes outside the arrays)."""
+        mem_ids = np.asarray(mem_ids, dtype=np.int64)
+        if self.parent_mem is None or self.size <= 1:
+            return np.full(mem_ids.size, -1, dtype=np.int64)
+        known = self.parent_mem[1:]
+        order = known.argsort(kind="stable")
+        ordered = known.take(order)
+        pos = np.minimum(ordered.searchsorted(mem_ids), ordered.size - 1)
+        found = ordered.take(pos) == mem_ids
+        return np.where(found, self.parent[1:].take(order.take(pos)), -1)
+
     def depth_of(self, nodes: np.ndarray) -> np.ndarray:
         """Depth of a few nodes (walking up; the whole :attr:`depth` array for many)."""
         if "depth" in self.__dict__ or nodes.size > 8:
@@ -372,15 +388,17 @@ def flatten_dom(root, max_nodes: int) -> DomArrays:
         return _flatten_slow(root, max_nodes)  # comments hid where max_nodes cuts
     if kept == 0:
         return _empty_dom()
-    parent = _first_occurrence(np.array(parent_ids, dtype=np.int64)) - 1
+    parent_mem = np.array(parent_ids, dtype=np.int64)
+    parent = _first_occurrence(parent_mem) - 1
     if kept < tag_id.size:  # drop the comments (leaves: never a parent; the root is no comment)
         new_index = np.add.accumulate(keep, dtype=np.int64) - 1
         parent = new_index.take(parent[keep])
         parent[0] = -1
         tag_id = tag_id[keep]
+        parent_mem = parent_mem[keep]
     truncated = kept > max_nodes
     if truncated:
-        tag_id, parent = tag_id[:max_nodes], parent[:max_nodes]
+        tag_id, parent, parent_mem = tag_id[:max_nodes], parent[:max_nodes], parent_mem[:max_nodes]
     n_text = int(np.count_nonzero(tag_id == TEXT_TAG_ID))
     joined = root.text(separator="\x00")
     text_list = joined.split("\x00") if n_text else []
@@ -399,6 +417,7 @@ def flatten_dom(root, max_nodes: int) -> DomArrays:
         text_list=text_list,
         joined_text=joined,
         truncated=truncated,
+        parent_mem=parent_mem,
     )
 
 
@@ -425,7 +444,8 @@ def _flatten_slow(root, max_nodes: int) -> DomArrays:
     if not tag_list:
         return _empty_dom()
     parent_mem[0] = -1  # the root's parent is outside the arrays
-    parent = _parent_indices(np.array(mem_ids, dtype=np.int64), np.array(parent_mem, dtype=np.int64))
+    parent_mem_ids = np.array(parent_mem, dtype=np.int64)
+    parent = _parent_indices(np.array(mem_ids, dtype=np.int64), parent_mem_ids)
     return DomArrays(
         tag_id=np.array(tag_list, dtype=np.int64),
         parent=parent,
@@ -433,6 +453,7 @@ def _flatten_slow(root, max_nodes: int) -> DomArrays:
         text_list=texts,
         joined_text="\x00".join(texts),
         truncated=truncated,
+        parent_mem=parent_mem_ids,
     )
 
 
@@ -499,6 +520,9 @@ class Document:
     limits: Limits
     #: What bounding and decoding did to the page (recorded in every method's scores).
     notes: dict[str, float] = field(default_factory=dict)
+    #: The decoded (and bounded) page as parsed: read by methods that look at what cleaning
+    #: removes (JSON-LD in ``<script>``, the ``<noscript>`` crawler view).
+    html: str = field(default="", repr=False)
 
     @classmethod
     def parse(
@@ -540,7 +564,9 @@ class Document:
             node.decompose()
         if tree.body is None and tree.head is not None:  # a hidden <body> was removed
             tree.head.decompose()  # (the DOM view then reads the whole tree)
-        return cls(tree=tree, title=title or None, encoding=decoded.encoding, limits=limits, notes=notes)
+        return cls(
+            tree=tree, title=title or None, encoding=decoded.encoding, limits=limits, notes=notes, html=text
+        )
 
     @cached_property
     def dom(self) -> DomArrays:

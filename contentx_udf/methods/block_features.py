@@ -1,0 +1,443 @@
+"""Features of every text block, the input of the ``combined`` classifier.
+
+One row per block (:func:`~contentx_udf.methods.blocks.page_blocks`), the columns named by
+:data:`FEATURE_NAMES` (the model file records the list it was trained with).  Everything is
+read from the one parse and the arrays the seed methods share (``extract_all`` computes each
+once):
+
+* seed signals at the block: CETR's text-to-tag ratio over the block's stretch of the DOM, raw,
+  Gaussian-smoothed over the block sequence and its derivative (CETR §3, histogram paper
+  Eq. 1-3); CETD's text density (Def. 1), composite text density (Def. 2) and DensitySum
+  (Def. 3) of the owner and its ancestors, and whether CECTD-DS selects the block; a CCB-style
+  content/code vector blurred over the blocks (CCB §III); CoreEx scores (§2.1) of the owner and
+  its ancestors and whether the CoreEx node's set holds the block; link density;
+* structure: owner tag, depth, relative position, enclosing ``article``/``main``/``nav``/...;
+* class/id/role/itemprop keywords of the owner and of all its ancestors (comment, share, nav,
+  footer, content, ...);
+* text shape: length, words, punctuation and sentence ends, digits, capitals, separators;
+* the same signals for the neighbouring blocks (a window, as CETR smooths);
+* page level: link density, block count, text length, JSON-LD ``@type``.
+
+Ancestor flags are bit sets (one ``uint64`` per node) OR-ed down the tree by pointer doubling,
+so no feature loops over nodes in Python; the only per-block Python is the block text itself.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..page.document import Document, DomArrays
+from ..page.tags import TAG_IDS
+from .blocks import Blocks, page_blocks
+from .cetd import composite_text_density, density_sum, extract_by_density_sum, node_counts, text_density
+from .coreex import coreex_counts, coreex_scores, word_counts
+
+# --- vocabularies (changing any of them changes FEATURE_NAMES: retrain the model) ---------
+
+#: Keyword groups: a class/id/role/itemprop/itemtype token (split at non-alphanumerics) matches
+#: a group when it contains one of its words, or equals one of its ``=``-prefixed words.
+KEYWORD_GROUPS: dict[str, tuple[str, ...]] = {
+    "comment": ("comment", "reply", "respond", "discuss", "disqus"),
+    "share": ("share", "social", "sharing", "facebook", "twitter", "whatsapp"),
+    "related": ("related", "recommend", "similar", "popular", "trending", "readnext", "readmore"),
+    "nav": ("nav", "menu", "breadcrumb", "pagination", "pager", "=toc", "skip"),
+    "footer": ("footer", "copyright", "legal", "colophon", "contentinfo"),
+    "header": ("header", "masthead", "topbar", "banner", "logo"),
+    "sidebar": ("sidebar", "aside", "widget", "rail", "secondary", "complementary"),
+    "ad": ("advert", "=ad", "=ads", "sponsor", "promo", "dfp", "taboola", "outbrain"),
+    "cookie": ("cookie", "consent", "gdpr"),
+    "newsletter": ("newsletter", "subscribe", "signup", "login", "register", "modal", "popup"),
+    "tag": ("tag", "categor", "label", "topic"),
+    "author": ("author", "byline", "contributor", "=bio"),
+    "meta": ("meta", "date", "time", "posted", "published", "updated"),
+    "caption": ("caption", "credit", "figure", "image", "photo", "gallery"),
+    "content": ("content", "article", "post", "entry", "story", "body", "main", "text", "prose", "rich"),
+    "title": ("title", "headline", "heading"),
+    "product": ("product", "price", "cart", "=buy", "review", "rating", "offer"),
+    "hidden": ("hidden", "sronly", "screenreader", "offscreen", "=sr"),
+    "forum": ("message", "thread", "cooked", "postbody", "usertext"),
+    "list": ("list", "card", "item", "grid", "tile", "teaser", "feed"),
+    "button": ("btn", "button", "=cta", "action"),
+    "doc": ("doc", "markdown", "=rst", "=api", "example", "highlight", "code"),
+    "navigation": ("navigation",),
+    "search": ("search",),
+    "dialog": ("dialog", "overlay"),
+}
+
+#: Tags of the owner element, one feature each.
+OWNER_TAGS = (
+    "p", "div", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote",
+    "dd", "dt", "figcaption", "section", "article", "body", "form", "option", "header", "footer",
+    "nav", "aside", "main", "table", "tr", "ul", "ol", "br", "center", "address", "summary",
+)  # fmt: skip
+HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+#: Enclosing elements, one feature each (a tuple: any of them).
+ANCESTOR_TAGS: tuple[tuple[str, ...], ...] = (
+    ("article",), ("main",), ("nav",), ("aside",), ("header",), ("footer",), ("form",), ("li",),
+    ("table",), ("a",), ("h1",), ("h2", "h3", "h4", "h5", "h6"), ("blockquote",), ("pre",),
+    ("code",), ("figure",), ("button",), ("select",), ("label",), ("ul", "ol"), ("p",),
+    ("section",), ("time",), ("strong", "b"), ("em", "i"), ("dl",), ("address",), ("details",),
+)  # fmt: skip
+
+#: JSON-LD ``@type`` values (lower case), one page-level feature each.
+JSONLD_TYPES = (
+    "article", "newsarticle", "blogposting", "product", "discussionforumposting", "qapage",
+    "faqpage", "itemlist", "collectionpage", "webpage", "techarticle", "howto", "recipe",
+    "event", "organization", "breadcrumblist", "offer", "review", "service", "localbusiness",
+    "softwareapplication", "searchresultspage",
+)  # fmt: skip
+
+#: Block features repeated for the neighbours at these offsets.
+WINDOW_FEATURES = ("log_chars", "link_ratio", "in_cectd", "in_coreex", "ttr_smooth", "punct_ratio", "heading")
+WINDOW_OFFSETS = (-2, -1, 1, 2)
+
+_BASE_NAMES = (
+    # text shape
+    "log_chars", "log_words", "mean_word_len", "punct_ratio", "sentence_ends", "sentences_per_word",
+    "digit_ratio", "upper_ratio", "separator_ratio", "ends_like_sentence", "title_overlap",
+    # links
+    "link_ratio", "log_links",
+    # structure
+    *(f"tag_{t}" for t in OWNER_TAGS), "heading", "depth", "depth_rel", "position", "position_chars",
+    "chars_share", "before_h1", "after_h1",
+    *(f"in_{t[0]}" for t in ANCESTOR_TAGS),
+    # CETR / CCB
+    "ttr", "ttr_smooth", "ttr_derivative", "ccb_blur", "ccb_blur_wide",
+    # CETD
+    "td", "ctd", "ctd_parent", "ctd_grandparent", "ds", "ds_parent", "ds_grandparent",
+    "ctd_rel_body", "ds_rel_max", "in_cectd", "in_cectd_target",
+    # CoreEx
+    "coreex", "coreex_parent", "coreex_grandparent", "in_coreex", "coreex_set_share",
+    # keywords
+    *(f"kw_{g}_near" for g in KEYWORD_GROUPS), *(f"kw_{g}_above" for g in KEYWORD_GROUPS),
+    # page
+    "page_link_ratio", "page_blocks", "page_chars", "page_noscript",
+    *(f"ld_{t}" for t in JSONLD_TYPES),
+)  # fmt: skip
+
+#: The columns of the feature matrix, in order.
+FEATURE_NAMES: tuple[str, ...] = _BASE_NAMES + tuple(
+    f"{name}@{offset:+d}" for name in WINDOW_FEATURES for offset in WINDOW_OFFSETS
+)
+_COLUMN = {name: i for i, name in enumerate(FEATURE_NAMES)}
+assert len(_COLUMN) == len(FEATURE_NAMES)
+
+# --- lookup tables -----------------------------------------------------------------------
+
+_TOKEN_SPLIT = re.compile(r"[^a-z0-9]+")
+#: Bit set of each attribute token seen so far (tokens repeat across pages: a bounded cache).
+_TOKEN_BITS: dict[str, int] = {}
+_TOKEN_CACHE_SIZE = 200_000
+
+
+def token_bits(token: str) -> int:
+    """The keyword groups (as a bit set) that the attribute token ``token`` matches."""
+    bits = _TOKEN_BITS.get(token)
+    if bits is None:
+        bits = 0
+        for bit, words in enumerate(KEYWORD_GROUPS.values()):
+            for word in words:
+                if (token == word[1:]) if word[0] == "=" else (word in token):
+                    bits |= 1 << bit
+                    break
+        if len(_TOKEN_BITS) >= _TOKEN_CACHE_SIZE:
+            _TOKEN_BITS.clear()
+        _TOKEN_BITS[token] = bits
+    return bits
+
+
+_ATTRIBUTE_SELECTOR = "[class], [id], [role], [itemprop], [itemtype]"
+_ATTRIBUTES = ("class", "id", "role", "itemprop", "itemtype")
+
+
+def _tag_bits(groups: tuple[tuple[str, ...], ...]) -> np.ndarray:
+    """256 bit sets over the small tag ids: bit ``i`` set for the tags of ``groups[i]``."""
+    table = np.zeros(256, dtype=np.uint64)
+    for bit, names in enumerate(groups):
+        for name in names:
+            tid = TAG_IDS.get(name, -1)
+            if 0 <= tid < 255:
+                table[tid] |= np.uint64(1) << np.uint64(bit)
+    return table
+
+
+_ANCESTOR_BITS = _tag_bits(ANCESTOR_TAGS)
+_OWNER_TAG_IDS = np.array([TAG_IDS.get(t, -999) for t in OWNER_TAGS], dtype=np.int64)
+_HEADING_IDS = np.array([TAG_IDS[h] for h in HEADINGS], dtype=np.int64)
+_H1_ID = TAG_IDS["h1"]
+_A_ID = TAG_IDS["a"]
+_JSONLD_RE = re.compile(r'"@type"\s*:\s*\[?\s*"(?:https?://schema\.org/)?([A-Za-z]+)"')
+
+
+def _char_table(chars: str) -> np.ndarray:
+    table = np.zeros(0x10000, dtype=np.float64)
+    table[[ord(c) for c in chars]] = 1.0
+    return table
+
+
+_PUNCT = _char_table(".,;:!?")
+_SENTENCE_END = _char_table(".!?。！？")
+_DIGIT = _char_table("0123456789")
+_UPPER = _char_table("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_SEPARATOR = _char_table("|·•»«›/")
+_SENTENCE_TAIL = frozenset(".!?:;\"'”’)。！？")
+_WORD_RE = re.compile(r"\w+")
+
+#: Gaussian sigmas (in blocks) of the CETR and CCB signals over the block sequence.
+TTR_SIGMA = 2.0
+CCB_SIGMA = 3.0
+CCB_WIDE_SIGMA = 8.0
+#: Characters a tag counts as in the CCB-style content/code vector.
+CCB_TAG_CHARS = 8.0
+
+
+@dataclass(frozen=True)
+class BlockFeatures:
+    """The blocks of a page and their feature rows (``matrix[i]`` describes ``blocks.texts[i]``)."""
+
+    blocks: Blocks
+    matrix: np.ndarray  # float64, (blocks, len(FEATURE_NAMES))
+
+    def column(self, name: str) -> np.ndarray:
+        return self.matrix[:, _COLUMN[name]]
+
+
+def smooth_gaussian(values: np.ndarray, sigma: float) -> np.ndarray:
+    """Gaussian smoothing over a sequence, renormalised at the edges (CETR histogram paper Eq. 1-3)."""
+    values = np.asarray(values, dtype=np.float64)
+    n = values.size
+    if n <= 1 or sigma <= 0:
+        return values.copy()
+    radius = int(3 * sigma)
+    kernel = np.exp(-0.5 * (np.arange(-radius, radius + 1) / sigma) ** 2)
+    num = np.convolve(values, kernel)[radius : radius + n]
+    den = np.convolve(np.ones(n), kernel)[radius : radius + n]
+    return num / den
+
+
+def _or_down(dom: DomArrays, own: np.ndarray) -> np.ndarray:
+    """For every node the OR of ``own`` over the node and all its ancestors (pointer doubling)."""
+    acc = own.copy()
+    up = dom.parent0.copy()  # the root points at itself: its bits are OR-ed in harmlessly
+    while True:
+        acc |= acc.take(up)
+        nxt = up.take(up)
+        if (nxt == up).all():
+            return acc
+        up = nxt
+
+
+def _keyword_bits(doc: Document, dom: DomArrays) -> np.ndarray:
+    """Own keyword bit set of every node, from one CSS query for the elements with attributes."""
+    own = np.zeros(dom.size, dtype=np.uint64)
+    root = doc.tree.body if doc.tree.body is not None else doc.tree.root
+    if root is None or dom.size == 0:
+        return own
+    nodes = root.css(_ATTRIBUTE_SELECTOR)
+    if not nodes:
+        return own
+    index = dom.indices_of_parents(np.fromiter((n.mem_id for n in nodes), np.int64, len(nodes)))
+    seen: dict[str, int] = {}  # attribute values repeat within a page (menu items, cards)
+    for node, i in zip(nodes, index.tolist(), strict=True):
+        if i < 0:
+            continue
+        attrs = node.attributes
+        value = " ".join(v for k in _ATTRIBUTES if (v := attrs.get(k)))
+        bits = seen.get(value)
+        if bits is None:
+            bits = 0
+            for token in _TOKEN_SPLIT.split(value.lower()):
+                found = _TOKEN_BITS.get(token)
+                bits |= found if found is not None else token_bits(token)
+            seen[value] = bits
+        own[i] = bits
+    return own
+
+
+def _shift(values: np.ndarray, offset: int) -> np.ndarray:
+    out = np.zeros_like(values)
+    if offset < 0:
+        out[-offset:] = values[:offset]
+    else:
+        out[:-offset] = values[offset:]
+    return out
+
+
+def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatures:
+    """The blocks of ``doc`` and their features (:data:`FEATURE_NAMES`)."""
+    dom = doc.dom
+    blocks = page_blocks(dom)
+    nb = blocks.size
+    matrix = np.zeros((nb, len(FEATURE_NAMES)), dtype=np.float64)
+    if nb == 0:
+        return BlockFeatures(blocks, matrix)
+
+    def put(name: str, value) -> None:
+        matrix[:, _COLUMN[name]] = value
+
+    text_nodes = dom.text_nodes
+    in_block = blocks.text_block >= 0
+    block_of = blocks.text_block[in_block]
+
+    def per_block(values: np.ndarray) -> np.ndarray:
+        """Sum over each block's text nodes of ``values`` (one value per text node)."""
+        return np.bincount(block_of, weights=values[in_block], minlength=nb)
+
+    # --- text shape (one pass over the code units of all block texts)
+    texts = blocks.texts
+    lengths = np.fromiter(map(len, texts), np.float64, nb)
+    codes = np.frombuffer("\x00".join(texts).encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
+    unit_block = np.add.accumulate(codes == 0)
+
+    def count(table: np.ndarray) -> np.ndarray:
+        return np.bincount(unit_block, weights=table.take(codes), minlength=nb)
+
+    words_per_node = word_counts(dom)
+    words = np.maximum(per_block(words_per_node.take(text_nodes).astype(np.float64)), 1.0)
+    length1 = np.maximum(lengths, 1.0)
+    sentence_ends = count(_SENTENCE_END)
+    put("log_chars", np.log1p(lengths))
+    put("log_words", np.log1p(words))
+    put("mean_word_len", lengths / words)
+    put("punct_ratio", count(_PUNCT) / length1)
+    put("sentence_ends", np.minimum(sentence_ends, 50))
+    put("sentences_per_word", sentence_ends / words)
+    put("digit_ratio", count(_DIGIT) / length1)
+    put("upper_ratio", count(_UPPER) / length1)
+    put("separator_ratio", count(_SEPARATOR) / length1)
+    put("ends_like_sentence", [s[-1] in _SENTENCE_TAIL for s in texts])
+    title_words = set(_WORD_RE.findall((doc.title or "").lower()))
+    if title_words:
+        short = (lengths <= 200).nonzero()[0]
+        overlap = np.zeros(nb)
+        overlap[short] = [
+            len(title_words.intersection(_WORD_RE.findall(texts[i].lower()))) for i in short.tolist()
+        ]
+        put("title_overlap", overlap / len(title_words))
+
+    # --- links
+    text_len = dom.text_len.astype(np.float64)
+    is_a = dom.small_tag_id == _A_ID
+    in_a = dom.within(is_a) if is_a.any() else np.zeros(dom.size, dtype=bool)
+    chars = per_block(text_len.take(text_nodes))
+    link_chars = per_block((text_len * in_a).take(text_nodes))
+    put("link_ratio", link_chars / np.maximum(chars, 1.0))
+    first = blocks.first_node
+    span_end = np.append(first[1:], dom.size)
+    a_at = is_a.nonzero()[0]
+    put("log_links", np.log1p(a_at.searchsorted(span_end) - a_at.searchsorted(first)))
+
+    # --- structure
+    owner = blocks.owner
+    parent = dom.parent0
+    owner_parent = parent.take(owner)
+    owner_grandparent = parent.take(owner_parent)
+    owner_tag = dom.tag_id.take(owner)
+    start = _COLUMN[f"tag_{OWNER_TAGS[0]}"]
+    matrix[:, start : start + len(OWNER_TAGS)] = owner_tag[:, None] == _OWNER_TAG_IDS[None, :]
+    heading = np.isin(owner_tag, _HEADING_IDS)
+    put("heading", heading)
+    depth = dom.depth
+    put("depth", depth.take(owner))
+    put("depth_rel", depth.take(owner) / max(float(depth.max()), 1.0))
+    put("position", np.arange(nb) / max(nb - 1, 1))
+    total_chars = max(float(lengths.sum()), 1.0)
+    put("position_chars", (np.add.accumulate(lengths) - lengths) / total_chars)
+    put("chars_share", lengths / total_chars)
+    is_h1 = owner_tag == _H1_ID
+    if is_h1.any():
+        first_h1 = int(is_h1.argmax())
+        put("before_h1", np.arange(nb) < first_h1)
+        put("after_h1", (np.arange(nb) - first_h1) / nb)
+    ancestor_bits = _or_down(dom, _ANCESTOR_BITS.take(dom.small_tag_id)).take(first)
+    start = _COLUMN[f"in_{ANCESTOR_TAGS[0][0]}"]
+    for bit in range(len(ANCESTOR_TAGS)):
+        matrix[:, start + bit] = (ancestor_bits >> np.uint64(bit)) & np.uint64(1)
+
+    # --- CETR: text-to-tag ratio of the block's stretch of the DOM; CCB: content/code blur
+    is_element = ~dom.is_text
+    elements_before = np.zeros(dom.size + 1, dtype=np.int64)
+    np.add.accumulate(is_element, out=elements_before[1:])
+    tags = (elements_before.take(span_end) - elements_before.take(first)).astype(np.float64)
+    ttr = np.log1p(chars / np.maximum(tags, 1.0))
+    ttr_smooth = smooth_gaussian(ttr, TTR_SIGMA)
+    put("ttr", ttr)
+    put("ttr_smooth", ttr_smooth)
+    put("ttr_derivative", np.abs(np.gradient(ttr_smooth)) if nb > 1 else 0.0)
+    content = chars / np.maximum(chars + CCB_TAG_CHARS * tags, 1.0)
+    put("ccb_blur", smooth_gaussian(content, CCB_SIGMA))
+    put("ccb_blur_wide", smooth_gaussian(content, CCB_WIDE_SIGMA))
+
+    # --- CETD (the same arrays as cectd-ds, cached on dom)
+    counts = node_counts(dom)
+    density = text_density(counts.chars, counts.tags)
+    composite = composite_text_density(
+        counts.chars, counts.tags, counts.link_chars, counts.link_tags, counts.body_link_ratio
+    )
+    sums = density_sum(dom, composite, counts.is_element)
+    finite_sums = np.maximum(np.where(np.isfinite(sums), sums, 0.0), 0.0)
+    positive = np.maximum(composite, 0.0)
+    put("td", np.log1p(density.take(owner)))
+    put("ctd", np.log1p(positive.take(owner)))
+    put("ctd_parent", np.log1p(positive.take(owner_parent)))
+    put("ctd_grandparent", np.log1p(positive.take(owner_grandparent)))
+    put("ds", np.log1p(finite_sums.take(owner)))
+    put("ds_parent", np.log1p(finite_sums.take(owner_parent)))
+    put("ds_grandparent", np.log1p(finite_sums.take(owner_grandparent)))
+    put("ctd_rel_body", composite.take(owner) / max(float(composite[0]), 1e-9))
+    put("ds_rel_max", finite_sums.take(owner) / max(float(finite_sums.max()), 1e-9))
+    selection = extract_by_density_sum(
+        dom, composite, sums, counts.is_element, block_min_sum_ratio=0.5, prune_ratio=0.3
+    )
+    nodes_per_block = np.maximum(np.bincount(block_of, minlength=nb), 1)
+    put("in_cectd", per_block(selection.text_mask.take(text_nodes).astype(np.float64)) / nodes_per_block)
+    target_end = dom.end[selection.target]
+    put("in_cectd_target", (first >= selection.target) & (first < target_end))
+
+    # --- CoreEx (weights of settings.DEFAULTS["coreex"])
+    core_counts = coreex_counts(dom, words_per_node)
+    score, in_set, set_text, _ = coreex_scores(
+        dom, core_counts, subset_threshold=0.9, weight_ratio=0.9, weight_text=0.1
+    )
+    finite_score = np.where(np.isfinite(score), score, 0.0)
+    put("coreex", finite_score.take(owner))
+    put("coreex_parent", finite_score.take(owner_parent))
+    put("coreex_grandparent", finite_score.take(owner_grandparent))
+    if np.isfinite(score).any():
+        best = int(score.argmax())
+        members = (in_set & (dom.parent == best)).nonzero()[0]
+        put("in_coreex", dom.within(members).take(first))
+    put("coreex_set_share", set_text.take(owner_parent) / max(float(core_counts.text_cnt[0]), 1.0))
+
+    # --- keywords of the owner (and its parent) and of all ancestors
+    own_keywords = _keyword_bits(doc, dom)
+    near = own_keywords.take(owner) | own_keywords.take(owner_parent)
+    above = _or_down(dom, own_keywords).take(first) if own_keywords.any() else near
+    near_start = _COLUMN[f"kw_{next(iter(KEYWORD_GROUPS))}_near"]
+    above_start = _COLUMN[f"kw_{next(iter(KEYWORD_GROUPS))}_above"]
+    for bit in range(len(KEYWORD_GROUPS)):
+        b = np.uint64(bit)
+        matrix[:, near_start + bit] = (near >> b) & np.uint64(1)
+        matrix[:, above_start + bit] = (above >> b) & np.uint64(1)
+
+    # --- page level
+    put("page_link_ratio", float(link_chars.sum()) / max(float(chars.sum()), 1.0))
+    put("page_blocks", np.log1p(nb))
+    put("page_chars", np.log1p(total_chars))
+    put("page_noscript", float(noscript_view))
+    if '"@type"' in doc.html:
+        found = {m.lower() for m in _JSONLD_RE.findall(doc.html)}
+        for t in JSONLD_TYPES:
+            if t in found:
+                put(f"ld_{t}", 1.0)
+
+    # --- neighbours
+    for name in WINDOW_FEATURES:
+        values = matrix[:, _COLUMN[name]]
+        for offset in WINDOW_OFFSETS:
+            put(f"{name}@{offset:+d}", _shift(values, offset))
+    return BlockFeatures(blocks, matrix)

@@ -1,0 +1,145 @@
+"""The block classifier of ``combined``: gradient-boosted oblivious trees evaluated with numpy.
+
+An oblivious (symmetric) tree asks the same question at every node of a level, so a tree of
+depth ``d`` is ``d`` (feature, border) pairs and ``2**d`` leaf values: the leaf of a row is
+the number whose bit ``j`` says ``x[feature_j] > border_j``.  A whole ensemble is then one
+gather, one comparison and one small matrix product over all trees at once, with no loop over
+trees or levels: for the hundred-odd blocks of a page that costs about as much as a handful of
+numpy calls (a Python tree walk or a general tree runtime costs more per call than the work).
+
+The model file (``.npz``) holds the arrays and a JSON record: the feature names it was
+trained with, the training data, the training parameters and the contentx version.  It is
+read once per process (:func:`shipped_model`); nothing is ever downloaded.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: The model shipped inside the package (trained by ``contentx train``, see the README).
+SHIPPED_MODEL = Path(__file__).resolve().parent.parent / "models" / "combined.npz"
+
+#: Version of the file layout below.
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True, eq=False)
+class BlockModel:
+    """An ensemble of oblivious trees over the columns named by ``feature_names``."""
+
+    feature_names: tuple[str, ...]
+    #: (trees, depth) column index and border of every level's split (``x > border``: bit set).
+    split_feature: np.ndarray
+    split_border: np.ndarray
+    #: (trees, 2**depth) leaf values (raw scores, summed over trees, plus ``bias``).
+    leaf_values: np.ndarray
+    bias: float
+    #: The decision threshold on the probability and other figures chosen at training time.
+    threshold: float
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        trees, depth = self.split_feature.shape
+        if self.split_border.shape != (trees, depth) or self.leaf_values.shape != (trees, 1 << depth):
+            raise ValueError("inconsistent block model arrays")
+        object.__setattr__(self, "_flat_feature", self.split_feature.reshape(-1).astype(np.intp))
+        object.__setattr__(self, "_flat_border", self.split_border.reshape(-1).astype(np.float64))
+        object.__setattr__(self, "_leaf_offset", np.arange(trees, dtype=np.int64) << depth)
+        object.__setattr__(self, "_flat_leaves", self.leaf_values.reshape(-1).astype(np.float64))
+
+    @property
+    def trees(self) -> int:
+        return int(self.split_feature.shape[0])
+
+    @property
+    def depth(self) -> int:
+        return int(self.split_feature.shape[1])
+
+    def raw_scores(self, matrix: np.ndarray) -> np.ndarray:
+        """Sum of the trees' leaf values for every row of ``matrix`` (the log-odds).
+
+        Works on the transposed matrix so that the gather copies whole rows: one comparison of
+        every (tree, level) split with every block, then the levels' bits are added up.
+        """
+        rows = matrix.shape[0]
+        if rows == 0 or self.trees == 0 or self.depth == 0:
+            return np.full(rows, self.bias + float(self.leaf_values[:, 0].sum()), dtype=np.float64)
+        columns = np.ascontiguousarray(matrix.T)
+        bits = (columns.take(self._flat_feature, axis=0) > self._flat_border[:, None]).reshape(
+            self.trees, self.depth, rows
+        )
+        leaf = bits[:, 0].astype(np.int64)
+        for level in range(1, self.depth):
+            leaf += bits[:, level].astype(np.int64) << level
+        leaf += self._leaf_offset[:, None]
+        return self._flat_leaves.take(leaf).sum(axis=0) + self.bias
+
+    def predict(self, matrix: np.ndarray) -> np.ndarray:
+        """Probability that each row (block) is main content."""
+        return 1.0 / (1.0 + np.exp(-self.raw_scores(matrix)))
+
+    # --- file --------------------------------------------------------------------------
+
+    def save(self, path: str | Path) -> None:
+        record = {
+            "format": FORMAT_VERSION,
+            "feature_names": list(self.feature_names),
+            "bias": self.bias,
+            "threshold": self.threshold,
+            "info": self.info,
+        }
+        with open(path, "wb") as f:
+            np.savez_compressed(
+                f,
+                split_feature=self.split_feature.astype(np.int16),
+                split_border=self.split_border.astype(np.float32),
+                leaf_values=self.leaf_values.astype(np.float32),
+                record=np.frombuffer(json.dumps(record, sort_keys=True).encode("utf-8"), dtype=np.uint8),
+            )
+
+    @classmethod
+    def load(cls, path: str | Path) -> BlockModel:
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                record = json.loads(data["record"].tobytes().decode("utf-8"))
+                arrays = {k: data[k] for k in ("split_feature", "split_border", "leaf_values")}
+        except (OSError, KeyError, ValueError) as exc:
+            raise ValueError(f"cannot read block model {path}: {exc}") from exc
+        if record.get("format") != FORMAT_VERSION:
+            raise ValueError(f"block model {path}: format {record.get('format')}, expected {FORMAT_VERSION}")
+        return cls(
+            feature_names=tuple(record["feature_names"]),
+            split_feature=arrays["split_feature"].astype(np.int64),
+            split_border=arrays["split_border"].astype(np.float64),
+            leaf_values=arrays["leaf_values"].astype(np.float64),
+            bias=float(record["bias"]),
+            threshold=float(record["threshold"]),
+            info=record.get("info", {}),
+        )
+
+
+_LOADED: dict[str, BlockModel] = {}
+_LOCK = threading.Lock()
+
+
+def load_model(path: str | Path | None = None) -> BlockModel:
+    """The model at ``path`` (default: the shipped one), read once per process and path."""
+    key = str(path or SHIPPED_MODEL)
+    model = _LOADED.get(key)
+    if model is None:
+        with _LOCK:
+            model = _LOADED.get(key)
+            if model is None:
+                model = _LOADED[key] = BlockModel.load(key)
+    return model
+
+
+def shipped_model() -> BlockModel:
+    """The model shipped inside the package."""
+    return load_model(None)

@@ -1,0 +1,111 @@
+"""The text blocks of a page, the unit the ``combined`` method classifies.
+
+A block is a run of text nodes between two block-level boundaries (the same boundaries that
+put line breaks into every method's output, :attr:`DomArrays.block_seq`) that holds some
+non-space text.  Its *owner* is the nearest block-level element of its first text node.
+Blocks are found with array operations over the flattened DOM of the one parse.
+
+Discourse and other forum software put their posts only in ``<noscript>`` (the crawler view)
+and fill the visible page with script.  Every method drops ``<noscript>``;
+:func:`content_document` gives ``combined`` the crawler view instead when it holds clearly
+more text than the visible body.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..page.document import Document, DomArrays
+from .cetd import nearest_block
+
+_BLOCK_END = np.array(["\x00"], dtype=object)
+
+_NOSCRIPT_RE = re.compile(r"<noscript\b[^>]*>(.*?)</noscript\s*>", re.S | re.I)
+_TAG_RE = re.compile(r"<[^>]*>")
+
+#: The ``<noscript>`` view replaces the body when it has at least this many words and more
+#: than ``NOSCRIPT_SHARE`` times the visible body's words.
+NOSCRIPT_MIN_WORDS = 100
+NOSCRIPT_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """The blocks of one page in document order (arrays indexed by block)."""
+
+    #: Block index of every text node of the DOM (-1 for text nodes in no block: whitespace).
+    text_block: np.ndarray
+    #: DOM index of the first text node of every block.
+    first_node: np.ndarray
+    #: DOM index of the nearest block-level element of that text node (``<body>`` at the top).
+    owner: np.ndarray
+    #: The text of every block, whitespace collapsed.
+    texts: list[str]
+
+    @property
+    def size(self) -> int:
+        return len(self.texts)
+
+
+def page_blocks(dom: DomArrays) -> Blocks:
+    """The blocks of ``dom`` (see the module docstring)."""
+    text_nodes = dom.text_nodes
+    if text_nodes.size == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return Blocks(text_block=empty, first_node=empty, owner=empty, texts=[])
+    seq = dom.text_block_seq
+    starts = np.empty(seq.size, dtype=bool)
+    starts[0] = True
+    np.not_equal(seq[1:], seq[:-1], out=starts[1:])
+    run = np.add.accumulate(starts, dtype=np.int64) - 1
+    # runs with some non-space text (text_len: stripped length), found without their strings
+    has_text = np.bincount(run, weights=dom.text_len.take(text_nodes), minlength=int(run[-1]) + 1) > 0
+    kept_nodes = has_text.take(run).nonzero()[0]
+    if kept_nodes.size == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return Blocks(
+            text_block=np.full(text_nodes.size, -1, dtype=np.int64), first_node=empty, owner=empty, texts=[]
+        )
+    kept_run = run.take(kept_nodes)
+    pieces = dom.text_array.take(kept_nodes)
+    ends = (kept_run[1:] != kept_run[:-1]).nonzero()[0]
+    if ends.size:
+        pieces[ends] += _BLOCK_END  # an object array: a numpy str would drop the NUL
+    texts = [" ".join(s.split()) for s in "".join(pieces.tolist()).split("\x00")]
+    new_index = np.add.accumulate(has_text, dtype=np.int64) - 1
+    text_block = np.where(has_text.take(run), new_index.take(run), -1)
+    first_node = text_nodes.take(kept_nodes[np.concatenate(([0], ends + 1))])
+    return Blocks(
+        text_block=text_block,
+        first_node=first_node,
+        owner=nearest_block(dom).take(first_node),
+        texts=texts,
+    )
+
+
+def noscript_html(html: str) -> str:
+    """The concatenated content of the page's ``<noscript>`` elements (``""`` if none)."""
+    if "<noscript" not in html and "<NOSCRIPT" not in html.upper():
+        return ""
+    return "".join(_NOSCRIPT_RE.findall(html))
+
+
+def content_document(doc: Document) -> tuple[Document, bool]:
+    """The document whose blocks ``combined`` classifies: ``doc`` itself, or a document of its
+    ``<noscript>`` content when that holds much more text than the visible body (the second
+    value says which).  The crawler view is parsed with the same limits and cleaning."""
+    inner = noscript_html(doc.html)
+    if not inner:
+        return doc, False
+    words = len(_TAG_RE.sub(" ", inner).split())
+    if words < NOSCRIPT_MIN_WORDS:
+        return doc, False
+    visible = len(doc.dom.joined_text.replace("\x00", " ").split())
+    if words <= NOSCRIPT_SHARE * visible:
+        return doc, False
+    view = Document.parse(f"<html><body>{inner}</body></html>", limits=doc.limits)
+    view.title = doc.title
+    return view, True

@@ -1,0 +1,71 @@
+"""``combined``: every seed signal in one learned block classifier.
+
+Each seed method reads one signal (tag ratio, blur, link counts, text density) and most pick
+one region of the page.  ``combined`` classifies every text block of the page
+(:mod:`.blocks`) from all of those signals read at the block, plus structure, attribute
+keywords, text shape and the neighbouring blocks (:mod:`.block_features`), with a model
+trained on the WCXB development split (:mod:`.block_model`; ``contentx train`` rebuilds it).
+
+Output: the kept blocks in document order, one per line; a heading just before kept content
+is kept with it.  Scores: ``content_confidence`` (mean probability of the kept blocks),
+``blocks_kept``, ``blocks_total`` and ``noscript_view`` (1 when the page's ``<noscript>``
+crawler view was classified instead of the visible body, as on Discourse forums).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..page.document import Document
+from .base import MethodResult
+from .block_features import FEATURE_NAMES, block_features
+from .block_model import BlockModel, load_model
+from .blocks import content_document
+
+
+def model_for(params: dict[str, Any]) -> BlockModel:
+    """The model named by ``params["model"]`` (the shipped one when empty), checked against the
+    features this code computes."""
+    model = load_model(params["model"] or None)
+    if model.feature_names != FEATURE_NAMES:
+        raise ValueError(
+            "block model was trained with other features than this version computes "
+            f"({len(model.feature_names)} vs {len(FEATURE_NAMES)}): retrain it with `contentx train`"
+        )
+    return model
+
+
+def select_blocks(probability: np.ndarray, heading: np.ndarray, threshold: float, window: int) -> np.ndarray:
+    """Blocks whose probability reaches ``threshold``, plus every heading whose next non-heading
+    block within ``window`` blocks is kept (a section title belongs to its section)."""
+    keep = probability >= threshold
+    if window <= 0 or not heading.any():
+        return keep
+    n = keep.size
+    for i in (heading & ~keep).nonzero()[0].tolist():
+        for j in range(i + 1, min(n, i + 1 + window)):
+            if not heading[j]:
+                keep[i] = keep[j]
+                break
+    return keep
+
+
+def combined(doc: Document, params: dict[str, Any]) -> MethodResult:
+    """The ``combined`` method (see the module docstring)."""
+    model = model_for(params)
+    view, from_noscript = content_document(doc)
+    features = block_features(view, noscript_view=from_noscript)
+    blocks = features.blocks
+    scores = {"blocks_total": float(blocks.size), "noscript_view": float(from_noscript)}
+    if blocks.size == 0:
+        return MethodResult(text="", scores={**scores, "blocks_kept": 0.0, "content_confidence": 0.0})
+    probability = model.predict(features.matrix)
+    threshold = params["threshold"] if params["threshold"] > 0 else model.threshold
+    keep = select_blocks(probability, features.column("heading") > 0, threshold, params["heading_window"])
+    kept = keep.nonzero()[0]
+    scores["blocks_kept"] = float(kept.size)
+    scores["content_confidence"] = float(probability.take(kept).mean()) if kept.size else 0.0
+    text = "\n".join(blocks.texts[i] for i in kept.tolist())
+    return MethodResult(text=text, scores=scores)

@@ -1,0 +1,308 @@
+"""Training the ``combined`` block classifier from labelled pages (``contentx train``).
+
+Labels come from each page's gold text: a block is content when most of its word trigrams
+occur in the gold text (:func:`block_labels`).  The model is a gradient-boosted ensemble of
+oblivious trees fitted with CatBoost (the optional ``train`` extra) and stored as the numpy
+arrays that :mod:`contentx_udf.methods.block_model` evaluates; a fixed seed, one thread and
+the same pages give the same file.  :func:`cross_validate` retrains per fold with folds grouped
+by domain, so that no site is both trained and scored on.
+
+Never train on the scrapinghub benchmark: it is the independent check of this model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .evaluation import GoldPage
+from .methods.block_features import FEATURE_NAMES, block_features
+from .methods.block_model import BlockModel
+from .methods.blocks import content_document
+from .methods.combined import select_blocks
+from .page.document import Document
+from .settings import DEFAULTS
+
+_WORD_RE = re.compile(r"\w+")
+
+#: Training parameters (CatBoost names).  Chosen by 5-fold grouped cross-validation on WCXB dev.
+TRAIN_PARAMS: dict[str, Any] = {
+    "iterations": 400,
+    "depth": 6,
+    "learning_rate": 0.1,
+    "border_count": 64,
+    "l2_leaf_reg": 3.0,
+}
+#: A block is a positive example when this share of its words is aligned with the gold text.
+LABEL_THRESHOLD = 0.5
+#: Default decision threshold stored in the model.
+DEFAULT_THRESHOLD = 0.5
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased ``\\w+`` tokens (the WCXB metric's words)."""
+    return _WORD_RE.findall(text.lower())
+
+
+def block_labels(texts: Sequence[str], gold: str) -> np.ndarray:
+    """Share of each block's words found in the gold text, in context.
+
+    Blocks of three words or more: the share of their word trigrams that occur in the gold
+    text.  Two words: whether the bigram occurs.  One word: whether it occurs at all (such
+    blocks weigh little in training: examples are weighted by their words).
+    """
+    gold_words = words(gold)
+    unigrams = set(gold_words)
+    bigrams = set(zip(gold_words, gold_words[1:], strict=False))
+    trigrams = set(zip(gold_words, gold_words[1:], gold_words[2:], strict=False))
+    out = np.zeros(len(texts), dtype=np.float64)
+    for i, text in enumerate(texts):
+        w = words(text)
+        if len(w) >= 3:
+            grams = list(zip(w, w[1:], w[2:], strict=False))
+            out[i] = sum(g in trigrams for g in grams) / len(grams)
+        elif len(w) == 2:
+            out[i] = float((w[0], w[1]) in bigrams)
+        elif w:
+            out[i] = float(w[0] in unigrams)
+    return out
+
+
+@dataclass(frozen=True)
+class PageRows:
+    """The training rows of one page."""
+
+    page_id: str
+    group: str  # the cross-validation group (the site)
+    matrix: np.ndarray  # (blocks, features)
+    labels: np.ndarray  # share of aligned words per block
+    weights: np.ndarray  # words per block
+    texts: list[str]
+    heading: np.ndarray
+
+
+def page_rows(page: GoldPage) -> PageRows:
+    """Blocks, features and labels of one gold page (the same code path as extraction)."""
+    doc, from_noscript = content_document(Document.parse(page.html))
+    features = block_features(doc, noscript_view=from_noscript)
+    texts = features.blocks.texts
+    return PageRows(
+        page_id=page.id,
+        group=page_group(page),
+        matrix=features.matrix,
+        labels=block_labels(texts, page.text),
+        weights=np.array([len(words(t)) for t in texts], dtype=np.float64),
+        texts=texts,
+        heading=features.column("heading") > 0,
+    )
+
+
+def page_group(page: GoldPage) -> str:
+    """The site of a page: its recorded domain, else its URL's host without ``www.``, else its id."""
+    domain = getattr(page, "domain", None)
+    if domain:
+        return str(domain)
+    from urllib.parse import urlsplit
+
+    host = urlsplit(page.url or "").hostname or ""
+    return host.removeprefix("www.") or page.id
+
+
+def build_rows(pages: Sequence[GoldPage], processes: int | None = None) -> list[PageRows]:
+    """:func:`page_rows` of every page, in page order (in parallel processes when there are many)."""
+    processes = processes or min(os.cpu_count() or 1, 8)
+    if processes <= 1 or len(pages) < 50:
+        return [page_rows(p) for p in pages]
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(processes) as pool:
+        return pool.map(page_rows, pages, chunksize=8)
+
+
+def _stack(rows: Iterable[PageRows]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rows = [r for r in rows if r.labels.size]
+    if not rows:
+        raise ValueError("no text blocks in the training pages")
+    matrix = np.concatenate([r.matrix for r in rows])
+    labels = np.concatenate([r.labels for r in rows]) >= LABEL_THRESHOLD
+    weights = np.sqrt(np.maximum(np.concatenate([r.weights for r in rows]), 1.0))
+    return matrix, labels.astype(np.int64), weights
+
+
+def _catboost():
+    try:
+        import catboost
+    except ImportError as exc:
+        raise RuntimeError(
+            "training needs CatBoost: pip install 'contentx[train]' (extraction does not)"
+        ) from exc
+    return catboost
+
+
+def fit(
+    rows: Sequence[PageRows],
+    *,
+    seed: int = 0,
+    params: dict[str, Any] | None = None,
+    threshold: float = DEFAULT_THRESHOLD,
+    info: dict[str, Any] | None = None,
+) -> BlockModel:
+    """Fit the block classifier on ``rows`` and convert it to a :class:`BlockModel`."""
+    catboost = _catboost()
+    matrix, labels, weights = _stack(rows)
+    if labels.min() == labels.max():
+        raise ValueError("the training pages have only one class of blocks (need content and boilerplate)")
+    settings = {**TRAIN_PARAMS, **(params or {})}
+    classifier = catboost.CatBoostClassifier(
+        **settings, random_seed=seed, thread_count=1, verbose=0, allow_writing_files=False
+    )
+    classifier.fit(matrix, labels, sample_weight=weights)
+    model = _convert(classifier, threshold, {**(info or {}), "params": settings, "seed": seed})
+    check = classifier.predict(matrix[:256], prediction_type="RawFormulaVal")
+    if not np.allclose(model.raw_scores(matrix[:256]), check, atol=1e-4):
+        raise RuntimeError("converted block model disagrees with CatBoost")  # a format change
+    return model
+
+
+def _convert(classifier, threshold: float, info: dict[str, Any]) -> BlockModel:
+    """CatBoost's oblivious trees as arrays: split ``j`` of a tree sets bit ``j`` of the leaf index."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "model.json"
+        classifier.save_model(str(path), format="json")
+        data = json.loads(path.read_text())
+    flat = {f["feature_index"]: f["flat_feature_index"] for f in data["features_info"]["float_features"]}
+    trees = data["oblivious_trees"]
+    depth = max((len(t["splits"]) for t in trees), default=0)
+    split_feature = np.zeros((len(trees), depth), dtype=np.int64)
+    split_border = np.full((len(trees), depth), np.inf)  # unused levels: never set the bit
+    leaf_values = np.zeros((len(trees), 1 << depth), dtype=np.float64)
+    for t, tree in enumerate(trees):
+        splits = tree["splits"]
+        for j, split in enumerate(splits):
+            split_feature[t, j] = flat[split["float_feature_index"]]
+            split_border[t, j] = split["border"]
+        values = np.asarray(tree["leaf_values"], dtype=np.float64)
+        leaf_values[t, : values.size] = values
+    scale, biases = data.get("scale_and_bias", [1.0, [0.0]])
+    bias = float(biases[0]) if isinstance(biases, list) else float(biases)
+    return BlockModel(
+        feature_names=FEATURE_NAMES,
+        split_feature=split_feature,
+        split_border=split_border,
+        leaf_values=leaf_values * float(scale),
+        bias=bias,
+        threshold=threshold,
+        info=info,
+    )
+
+
+def predicted_text(model: BlockModel, rows: PageRows, threshold: float | None = None) -> str:
+    """The text ``combined`` extracts from a page's rows with ``model`` (same selection rule)."""
+    if rows.labels.size == 0:
+        return ""
+    probability = model.predict(rows.matrix)
+    keep = select_blocks(
+        probability,
+        rows.heading,
+        model.threshold if threshold is None else threshold,
+        DEFAULTS["combined"]["heading_window"],
+    )
+    return "\n".join(rows.texts[i] for i in keep.nonzero()[0].tolist())
+
+
+def grouped_folds(groups: Sequence[str], folds: int, seed: int = 0) -> list[np.ndarray]:
+    """Page indices of ``folds`` test folds; all pages of a group fall in the same fold.
+
+    Groups are shuffled with ``seed`` and dealt largest first to the fold with fewest pages.
+    """
+    if folds < 2:
+        raise ValueError("cross-validation needs at least 2 folds")
+    names = sorted(set(groups))
+    if len(names) < folds:
+        raise ValueError(f"{len(names)} groups cannot make {folds} folds")
+    rng = np.random.default_rng(seed)
+    names = [names[i] for i in rng.permutation(len(names))]
+    members: dict[str, list[int]] = {}
+    for i, g in enumerate(groups):
+        members.setdefault(g, []).append(i)
+    names.sort(key=lambda g: -len(members[g]))  # stable: equal sizes keep the shuffled order
+    sizes = [0] * folds
+    out: list[list[int]] = [[] for _ in range(folds)]
+    for g in names:
+        k = sizes.index(min(sizes))
+        out[k].extend(members[g])
+        sizes[k] += len(members[g])
+    return [np.array(sorted(f), dtype=np.int64) for f in out]
+
+
+def cross_validate(
+    rows: Sequence[PageRows],
+    folds: int = 5,
+    *,
+    seed: int = 0,
+    params: dict[str, Any] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> list[str]:
+    """The text of every page extracted by a model trained on the other folds (grouped by site)."""
+    texts = [""] * len(rows)
+    for k, test in enumerate(grouped_folds([r.group for r in rows], folds, seed)):
+        held_out = set(test.tolist())
+        model = fit([r for i, r in enumerate(rows) if i not in held_out], seed=seed, params=params)
+        for i in test.tolist():
+            texts[i] = predicted_text(model, rows[i])
+        if progress:
+            progress(f"fold {k + 1}/{folds}: trained on {len(rows) - len(held_out)} pages")
+    return texts
+
+
+def describe_training(gold_dirs: Sequence[str | Path], pages: int, seed: int) -> dict[str, Any]:
+    """What the model file records about its training data."""
+    from . import __version__
+
+    return {
+        "trained_on": [Path(d).name for d in gold_dirs],
+        "pages": pages,
+        "seed": seed,
+        "contentx_version": __version__,
+        "trained_at": datetime.now(UTC).strftime("%Y-%m-%d"),
+        "labels": f"block word-trigram share in the gold main text >= {LABEL_THRESHOLD}",
+    }
+
+
+def train_from_gold(
+    gold_dirs: Sequence[str | Path],
+    out: str | Path,
+    *,
+    seed: int = 0,
+    params: dict[str, Any] | None = None,
+    threshold: float = DEFAULT_THRESHOLD,
+    processes: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> BlockModel:
+    """``contentx train``: load the gold sets, fit the block classifier on all their pages and
+    write the model file ``out``.  The same gold sets and seed give the same file."""
+    from .evaluation import load_gold
+
+    pages: list[GoldPage] = []
+    for gold in gold_dirs:
+        pages.extend(load_gold(gold))
+    if progress:
+        progress(f"{len(pages)} pages from {', '.join(map(str, gold_dirs))}: computing block features")
+    rows = build_rows(pages, processes)
+    blocks = sum(r.labels.size for r in rows)
+    if progress:
+        progress(f"{blocks} blocks; fitting {TRAIN_PARAMS | (params or {})}")
+    info = describe_training(gold_dirs, len(pages), seed)
+    info["blocks"] = blocks
+    model = fit(rows, seed=seed, params=params, threshold=threshold, info=info)
+    model.save(out)
+    return model

@@ -1,0 +1,74 @@
+"""combined: the shipped classifier keeps an article's text and drops the page furniture, reads a
+Discourse forum's ``<noscript>`` posts, says ``empty`` when nothing is left, and reports its
+confidence and block counts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from contentx_udf import extract, extract_all
+from contentx_udf.methods.combined import select_blocks
+
+from ..helpers import ARTICLE, NAV
+from .test_blocks import discourse_page
+
+ARTICLE_PAGE = (
+    "<html><head><title>Council approves the budget</title></head><body>"
+    f"<header class='site-header'><nav>{NAV}</nav></header>"
+    "<main><article class='post-content'><h1>Council approves the budget</h1>"
+    + "".join(f"<p>{p}</p>" for p in ARTICLE)
+    + "</article><aside class='sidebar'><h3>Most read</h3><ul>"
+    + "".join(f"<li><a href='/r{k}'>Another story number {k}</a></li>" for k in range(6))
+    + "</ul></aside></main>"
+    "<div class='share'><a href='#'>Share on Facebook</a> <a href='#'>Share on X</a></div>"
+    "<footer class='site-footer'><p>Copyright 2026 The Paper. All rights reserved.</p></footer></body></html>"
+)
+
+
+def test_keeps_the_article_and_drops_the_furniture():
+    result = extract(ARTICLE_PAGE, "combined")
+    assert result.status == "ok", result.error
+    lines = result.text.split("\n")
+    assert sum(line.startswith("Paragraph ") for line in lines) == len(ARTICLE)
+    for boilerplate in ("Section 3", "Another story number 2", "Share on Facebook", "Copyright 2026"):
+        assert boilerplate not in result.text
+    s = result.scores
+    assert 0 < s["blocks_kept"] < s["blocks_total"]
+    assert 0.5 <= s["content_confidence"] <= 1.0
+    assert s["noscript_view"] == 0.0
+
+
+def test_reads_the_noscript_posts_of_a_discourse_forum():
+    results = extract_all(discourse_page(), ["combined", "cectd-ds"])
+    assert "Post 3" not in results["cectd-ds"].text  # the seeds drop <noscript>
+    forum = results["combined"]
+    assert forum.status == "ok", forum.error
+    assert forum.scores["noscript_view"] == 1.0
+    assert sum(line.startswith("Post ") for line in forum.text.split("\n")) == 6
+    assert "Powered by Discourse" not in forum.text
+
+
+def test_nothing_to_extract_is_empty_not_ok():
+    for html in ("<html><body><img src='a.png'></body></html>", b"", "<html><body>   </body></html>"):
+        result = extract(html, "combined")
+        assert result.status == "empty" and result.text == "" and result.error
+        assert result.scores["blocks_kept"] == 0
+
+
+def test_a_heading_goes_with_the_content_after_it():
+    probability = np.array([0.1, 0.9, 0.2, 0.1, 0.8])
+    heading = np.array([True, False, True, False, False])
+    # block 0 precedes kept block 1; block 2 precedes dropped block 3
+    assert select_blocks(probability, heading, 0.5, 2).tolist() == [True, True, False, False, True]
+    assert select_blocks(probability, heading, 0.5, 0).tolist() == [False, True, False, False, True]
+
+
+def test_threshold_and_model_parameters():
+    strict = extract(ARTICLE_PAGE, "combined", threshold=0.999999)
+    loose = extract(ARTICLE_PAGE, "combined", threshold=0.000001)
+    assert strict.scores["blocks_kept"] <= loose.scores["blocks_kept"] == loose.scores["blocks_total"]
+    missing = extract(ARTICLE_PAGE, "combined", model="/nonexistent/model.npz")
+    assert missing.status == "error" and "cannot read block model" in missing.error
+    with pytest.raises(ValueError):
+        extract(ARTICLE_PAGE, "combined", heading_window=-1)

@@ -1,0 +1,105 @@
+"""Training: gold text aligns to the right blocks, folds keep a site together, and a model trained
+here from a few labelled pages separates content from boilerplate on a page it never saw."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from contentx_udf.evaluation import GoldPage
+from contentx_udf.methods.blocks import page_blocks
+from contentx_udf.page.document import Document
+from contentx_udf.training import (
+    block_labels,
+    build_rows,
+    cross_validate,
+    fit,
+    grouped_folds,
+    page_group,
+    page_rows,
+    predicted_text,
+)
+
+TOPICS = ["river", "garden", "engine", "library", "harbour", "orchard", "violin", "glacier"]
+
+
+def synthetic_page(seed: int) -> tuple[str, str]:
+    """A page of article paragraphs among navigation, sidebar, share links and footer; and its gold text."""
+    rng = np.random.default_rng(seed)
+    topic = TOPICS[seed % len(TOPICS)]
+    paragraphs = [
+        f"The {topic} study {i} found that {rng.integers(10, 99)} of the samples changed over the winter, "
+        f"and the team said further measurements of the {topic} would follow in spring."
+        for i in range(int(rng.integers(4, 8)))
+    ]
+    nav = "".join(f"<li><a href='/{k}'>{k.title()}</a></li>" for k in ("news", "sport", "weather", "about"))
+    html = (
+        f"<html><head><title>{topic.title()} study</title></head><body>"
+        f"<header class='masthead'><ul class='menu'>{nav}</ul></header>"
+        f"<div class='layout'><article class='story'><h1>{topic.title()} study</h1>"
+        + "".join(f"<p>{p}</p>" for p in paragraphs)
+        + "</article><aside class='sidebar'><h3>Most read</h3><ul>"
+        + "".join(f"<li><a href='/r{k}'>Other story number {k} you may like</a></li>" for k in range(5))
+        + "</ul></aside></div>"
+        "<div class='share'><a href='#'>Share on Facebook</a> <a href='#'>Tweet</a></div>"
+        "<footer class='site-footer'><p>Copyright 2026 Example Media. All rights reserved.</p>"
+        "</footer>"
+        "</body></html>"
+    )
+    gold = f"{topic.title()} study\n\n" + "\n\n".join(paragraphs)
+    return html, gold
+
+
+def test_labels_align_gold_text_to_blocks():
+    html, gold = synthetic_page(2)  # topic "engine"
+    texts = page_blocks(Document.parse(html).dom).texts
+    labels = dict(zip(texts, block_labels(texts, gold).tolist(), strict=True))
+    assert labels["Engine study"] == 1.0
+    assert sum(v == 1.0 for t, v in labels.items() if t.startswith("The engine study")) >= 4
+    assert labels["Copyright 2026 Example Media. All rights reserved."] == 0.0
+    assert labels["Other story number 2 you may like"] == 0.0
+    assert labels["Share on Facebook Tweet"] == 0.0
+    # a block half of whose trigrams are in the gold text
+    half = block_labels(["alpha beta gamma delta epsilon"], "alpha beta gamma zzz")[0]
+    assert half == pytest.approx(1 / 3)
+
+
+def test_folds_keep_every_group_together():
+    groups = ["a", "a", "b", "c", "c", "c", "d", "e", "e", "f"]
+    folds = grouped_folds(groups, 3, seed=1)
+    assert sorted(np.concatenate(folds).tolist()) == list(range(len(groups)))
+    for fold in folds:
+        inside = {groups[i] for i in fold}
+        assert all(groups[j] not in inside for other in folds if other is not fold for j in other)
+    assert [f.tolist() for f in grouped_folds(groups, 3, seed=1)] == [f.tolist() for f in folds]
+    with pytest.raises(ValueError):
+        grouped_folds(["a", "a"], 2)
+
+
+def test_page_group_is_the_site():
+    assert page_group(GoldPage("1", b"", "", url="https://www.example.org/a/b")) == "example.org"
+    assert page_group(GoldPage("2", b"", "", url=None)) == "2"
+
+
+def test_a_model_trained_here_separates_content_from_boilerplate():
+    pytest.importorskip("catboost")
+    pages = []
+    for seed in range(8):
+        html, gold = synthetic_page(seed)
+        pages.append(GoldPage(str(seed), html.encode(), gold, url=f"https://site{seed % 4}.example/{seed}"))
+    rows = build_rows(pages, processes=1)
+    model = fit(rows, seed=0, params={"iterations": 40, "depth": 3})
+    html, gold = synthetic_page(13)  # an unseen page (topic "orchard")
+    unseen = page_rows(GoldPage("u", html.encode(), gold))
+    probability = model.predict(unseen.matrix)
+    content = unseen.labels >= 0.5
+    assert content.any() and (~content).any()
+    assert probability[content].min() > probability[~content].max()
+    text = predicted_text(model, unseen)
+    assert "further measurements of the orchard" in text and "Copyright" not in text and "Tweet" not in text
+    # the same pages and seed give the same model
+    again = fit(rows, seed=0, params={"iterations": 40, "depth": 3})
+    assert np.array_equal(again.leaf_values, model.leaf_values)
+    # cross-validation retrains per fold and returns a text per page
+    texts = cross_validate(rows, 2, seed=0, params={"iterations": 20, "depth": 3})
+    assert len(texts) == len(rows) and all("study" in t for t in texts)
