@@ -29,7 +29,9 @@ def _build_parser() -> argparse.ArgumentParser:
         description="Score extraction methods against a gold set and print a table "
         "(the full-text baseline is always included).",
     )
-    ev.add_argument("--gold", required=True, type=Path, help="scrapinghub layout or NAME.html+NAME.txt dir")
+    ev.add_argument(
+        "--gold", required=True, type=Path, help="scrapinghub or WCXB layout, or a NAME.html+NAME.txt dir"
+    )
     ev.add_argument("--methods", default="all", help="comma-separated method names, or 'all' (default)")
     ev.add_argument("--json", dest="json_out", type=Path, metavar="OUT", help="also write results as JSON")
     ev.add_argument("--limit", type=int, metavar="N", help="only the first N pages (sorted by id)")

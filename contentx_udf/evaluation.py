@@ -1,4 +1,4 @@
-"""Evaluation of main-text extractors against hand-labelled gold text (pure functions, no Spark).
+r"""Evaluation of main-text extractors against hand-labelled gold text (pure functions, no Spark).
 
 Metrics:
 
@@ -8,6 +8,14 @@ Metrics:
   over pages, F1 = harmonic mean of the two averages.
 * **LCS P/R/F1** on word sequences, CETD paper (Sun et al., SIGIR 2011) §5.2, Eq. 1–2.
 * **CleanEval score**, CETD §5.2, Eq. 3–4 (insert/delete-only word edit distance, computed via LCS).
+* **Word P/R/F1 and snippet rates** of WCXB, the Web Content eXtraction Benchmark (Murrough Foley, 2026,
+  CC-BY-4.0; ``/work/shared/data/wcxb-dev/README.md``, upstream ``evaluate.py``): per page, bag-of-words
+  precision/recall/F1 over lowercased ``\w+`` tokens (multiset overlap); the corpus figure is the mean
+  over pages; ``with``/``without`` rates are the mean share of a page's snippets found in the extraction
+  (case-insensitive substring); F1 per page type too.
+
+A gold set is scored with its own benchmark's metric: WCXB sets with the word metric, the others with
+the shingle metric (plus LCS-F1 and CleanEval).
 
 The pseudo-method ``full-text`` (all body text, ``<script>``/``<style>``/``<svg>`` dropped) is the do-nothing
 baseline and is implemented here, so that it can always be evaluated, with or without the extractors.
@@ -135,6 +143,57 @@ def bootstrap_std(page_scores: Sequence[PageScore], n: int = 1000, seed: int = 0
 
 
 # --------------------------------------------------------------------------------------------------
+# Word P/R/F1 and snippets (WCXB README, "Metric"; upstream evaluate.py)
+# --------------------------------------------------------------------------------------------------
+
+#: WCXB page types in the order the tables show them.
+PAGE_TYPES = ("article", "documentation", "service", "forum", "collection", "listing", "product")
+
+
+def word_tokens(text: str | None) -> list[str]:
+    r"""WCXB word tokens: ``re.findall(r"\w+", text.lower())``."""
+    return _TOKEN_RE.findall(text.lower()) if text else []
+
+
+@dataclass(frozen=True)
+class WordScore:
+    """Bag-of-words precision/recall/F1 of one page (WCXB metric)."""
+
+    precision: float
+    recall: float
+    f1: float
+
+
+def word_scores(pred: str | None, gold: str | None) -> WordScore:
+    r"""Per-page bag-of-words P/R/F1 over lowercased ``\w+`` tokens, as WCXB's ``evaluate.py``.
+
+    The overlap is the multiset intersection (a word counts as often as it occurs in both texts):
+    P = overlap / |pred|, R = overlap / |gold|.  An empty gold scores (1, 1, 1) when the prediction is
+    empty too and (0, 0, 0) otherwise; an empty prediction for a non-empty gold scores (0, 0, 0).
+    """
+    p, g = word_tokens(pred), word_tokens(gold)
+    if not g:
+        return WordScore(1.0, 1.0, 1.0) if not p else WordScore(0.0, 0.0, 0.0)
+    if not p:
+        return WordScore(0.0, 0.0, 0.0)
+    overlap = sum((Counter(p) & Counter(g)).values())
+    precision, recall = overlap / len(p), overlap / len(g)
+    return WordScore(precision, recall, _f1(precision, recall))
+
+
+def snippet_rate(text: str | None, snippets: Sequence[str]) -> float:
+    """Share of ``snippets`` found in ``text`` (case-insensitive substring); 1.0 without snippets.
+
+    As WCXB's ``evaluate.py``, also for the ``without`` list (where lower is better): a page without
+    ``without`` snippets counts 1.0 there, so every system's without-rate carries the same offset.
+    """
+    if not snippets:
+        return 1.0
+    lowered = (text or "").lower()
+    return sum(1 for s in snippets if s.lower() in lowered) / len(snippets)
+
+
+# --------------------------------------------------------------------------------------------------
 # LCS and CleanEval (CETD paper §5.2)
 # --------------------------------------------------------------------------------------------------
 
@@ -253,12 +312,25 @@ def full_text(html: str | bytes) -> str:
 
 @dataclass(frozen=True)
 class GoldPage:
-    """One page of a gold set: raw HTML bytes and the hand-labelled main text."""
+    """One page of a gold set: raw HTML bytes and the hand-labelled main text.
+
+    The WCXB layout adds ``page_type`` (one of :data:`PAGE_TYPES`), ``domain`` (host without
+    ``www.``) and the ``with`` / ``without`` snippet lists; they are None for the other layouts.
+    """
 
     id: str
     html: bytes
     text: str
     url: str | None = None
+    page_type: str | None = None
+    domain: str | None = None
+    with_snippets: tuple[str, ...] | None = None
+    without_snippets: tuple[str, ...] | None = None
+
+
+def is_wcxb(pages: Sequence[GoldPage]) -> bool:
+    """Whether the pages come from a WCXB gold set (scored with the word metric)."""
+    return bool(pages) and all(p.with_snippets is not None for p in pages)
 
 
 def _read_maybe_gzip(path: Path) -> bytes:
@@ -267,10 +339,13 @@ def _read_maybe_gzip(path: Path) -> bytes:
 
 
 def load_gold(path: str | Path) -> list[GoldPage]:
-    """Load a gold set, sorted by page id. Two layouts:
+    """Load a gold set, sorted by page id. Three layouts:
 
     * scrapinghub: ``ground-truth.json`` = ``{id: {"articleBody": str, "url": str}}`` and
       ``html/<id>.html.gz`` (the path may also point at ``ground-truth.json`` itself);
+    * WCXB: ``ground-truth/<id>.json`` (``url``, ``_internal.page_type.primary``, ``ground_truth``
+      with ``main_content``, ``with``, ``without``), ``html/<id>.html.gz`` and optionally
+      ``metadata.json`` (``files: {id: {page_type, domain}}``), see :func:`_load_wcxb`;
     * plain: a directory of ``NAME.html`` (or ``NAME.html.gz``) and ``NAME.txt`` (UTF-8) pairs.
 
     Raises ValueError for anything else (missing path, no pairs, unpaired or missing files).
@@ -283,7 +358,89 @@ def load_gold(path: str | Path) -> list[GoldPage]:
     gt = p / "ground-truth.json"
     if gt.is_file():
         return _load_scrapinghub(p, gt)
+    if (p / "ground-truth").is_dir() and (p / "html").is_dir():
+        return _load_wcxb(p)
     return _load_pairs(p)
+
+
+def _page_type(name: str | None) -> str | None:
+    """WCXB page type: ``category`` counts as ``collection`` (upstream ``get_page_type``)."""
+    if not isinstance(name, str) or not name:
+        return None
+    return "collection" if name == "category" else name
+
+
+def _host(url: str | None) -> str | None:
+    from urllib.parse import urlsplit
+
+    try:
+        host = urlsplit(url).hostname if url else None
+    except ValueError:
+        return None
+    return host[4:] if host and host.startswith("www.") else host
+
+
+def _snippets(value: Any, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
+        raise ValueError(f"{where}: expected a list of strings")
+    return tuple(value)
+
+
+def _load_wcxb(root: Path) -> list[GoldPage]:
+    """The WCXB layout.  ``metadata.json`` gives page type and domain where it lists the file (the dev
+    split's lists 1,358 of 1,497); otherwise the page type is ``_internal.page_type.primary`` of the
+    ground truth (``article`` when absent, as upstream) and the domain the URL's host without ``www.``.
+    Domains are lowercased; None where neither gives one (5 dev pages have no URL).  A ground truth
+    without ``main_content`` has an empty gold text (upstream does the same: such a page scores 1
+    only for an empty extraction)."""
+    meta: dict[str, Any] = {}
+    meta_path = root / "metadata.json"
+    if meta_path.is_file():
+        try:
+            files = json.loads(meta_path.read_text(encoding="utf-8")).get("files")
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError) as e:
+            raise ValueError(f"cannot read {meta_path}: {e}") from e
+        meta = files if isinstance(files, dict) else {}
+    pages = []
+    for gt_path in sorted((root / "ground-truth").glob("*.json")):
+        page_id = gt_path.stem
+        try:
+            data = json.loads(gt_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ValueError(f"cannot read {gt_path}: {e}") from e
+        truth = data.get("ground_truth") if isinstance(data, dict) else None
+        if not isinstance(truth, dict):
+            raise ValueError(f"{gt_path}: no 'ground_truth' object")
+        text = truth.get("main_content") or ""
+        if not isinstance(text, str):
+            raise ValueError(f"{gt_path}: 'main_content' is not a string")
+        html_path = root / "html" / f"{page_id}.html.gz"
+        if not html_path.is_file():
+            raise ValueError(f"{gt_path}: page {page_id!r} has no {html_path}")
+        url = data.get("url") if isinstance(data.get("url"), str) else None
+        entry = meta.get(page_id) if isinstance(meta.get(page_id), dict) else {}
+        internal = data.get("_internal") or {}
+        declared = internal.get("page_type") if isinstance(internal, dict) else None
+        primary = declared.get("primary") if isinstance(declared, dict) else declared
+        page_type = _page_type(entry.get("page_type")) or _page_type(primary) or "article"
+        domain = entry.get("domain") if isinstance(entry.get("domain"), str) else _host(url)
+        pages.append(
+            GoldPage(
+                page_id,
+                _read_maybe_gzip(html_path),
+                text,
+                url,
+                page_type=page_type,
+                domain=domain.lower() if domain else None,
+                with_snippets=_snippets(truth.get("with"), f"{gt_path}: 'with'"),
+                without_snippets=_snippets(truth.get("without"), f"{gt_path}: 'without'"),
+            )
+        )
+    if not pages:
+        raise ValueError(f"{root / 'ground-truth'}: no pages")
+    return pages
 
 
 def _load_scrapinghub(root: Path, gt: Path) -> list[GoldPage]:
@@ -346,11 +503,15 @@ def _load_pairs(root: Path) -> list[GoldPage]:
 class MethodResult:
     """Scores of one method over a gold set.
 
-    precision/recall/f1/accuracy: shingle metric (README); ``*_std``: bootstrap std (None if not run);
-    lcs_f1: mean per-page LCS F1 (CETD Eq. 2); cleaneval: mean per-page CleanEval score (CETD Eq. 4),
-    both None when not computed; ms_median/ms_p95: time per page of one extraction call;
-    n_empty: pages without a word token in the extraction (status ``empty``, or ``ok`` with only
-    punctuation); n_errors: pages with status error (or an exception).
+    ``metric`` names the set's own metric: ``"shingle"`` (scrapinghub and plain sets) or ``"word"``
+    (WCXB).  precision/recall/f1: that metric (shingle: the README's averages, F1 of the averages;
+    word: means over pages of the per-page figures); accuracy: share of pages whose token list equals
+    the gold's; ``*_std``: bootstrap std (shingle only, None if not run); lcs_f1: mean per-page LCS F1
+    (CETD Eq. 2); cleaneval: mean per-page CleanEval score (CETD Eq. 4), both None when not computed;
+    with_rate/without_rate: mean share of WCXB snippets found; f1_by_type/pages_by_type: word F1 and
+    page count per WCXB page type (None for other sets); ms_median/ms_p95: time per page of one
+    extraction call; n_empty: pages without a word token in the extraction (status ``empty``, or ``ok``
+    with only punctuation); n_errors: pages with status error (or an exception).
     """
 
     method: str
@@ -369,13 +530,19 @@ class MethodResult:
     recall_std: float | None = None
     f1_std: float | None = None
     first_error: str | None = None
+    metric: str = "shingle"
+    with_rate: float | None = None
+    without_rate: float | None = None
+    f1_by_type: dict[str, float] | None = None
+    pages_by_type: dict[str, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
 
 def available_methods() -> tuple[str, ...]:
-    """``full-text`` followed by the library's METHODS."""
+    """``full-text`` followed by the library's METHODS (a method registered there, e.g. a learned one,
+    is evaluated like the others without a change here)."""
     from contentx_udf import METHODS
 
     return (FULL_TEXT, *METHODS)
@@ -398,113 +565,157 @@ def resolve_methods(methods: str | Iterable[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _run_one(page: GoldPage, method: str, extract: Any) -> tuple[str, bool, str | None, float]:
-    """(text, ok, error, seconds) of one extraction; an exception counts as an error."""
+@dataclass(frozen=True)
+class PageRun:
+    """One extraction of one gold page: the text (empty on failure), the error (None unless the
+    extractor failed) and the wall time in seconds."""
+
+    text: str
+    error: str | None
+    seconds: float
+
+
+#: ``extract(html, method, url=...)`` returning an object with ``status``, ``text``, ``error``
+#: (:func:`contentx_udf.extract` by default).
+ExtractFn = Any
+
+
+def run_method(pages: Sequence[GoldPage], method: str, extract: ExtractFn | None = None) -> list[PageRun]:
+    """Run ``method`` once per page (timed).  ``extract`` replaces :func:`contentx_udf.extract`, e.g. to
+    evaluate a model trained on the other folds; ``full-text`` never uses it."""
+    if extract is None and method != FULL_TEXT:
+        from contentx_udf import extract
+    return [_run_one(page, method, extract) for page in pages]
+
+
+def _run_one(page: GoldPage, method: str, extract: ExtractFn) -> PageRun:
     t0 = time.perf_counter()
     try:
         if method == FULL_TEXT:
-            text, ok, err = full_text(page.html), True, None
+            text, err = full_text(page.html), None
         else:
             res = extract(page.html, method, url=page.url)
-            ok = res.status != "error"  # "empty" is a scored empty text, not a failure
-            text = (res.text or "") if ok else ""
-            err = None if ok else (res.error or "error")
+            failed = res.status == "error"  # "empty" is a scored empty text, not a failure
+            text = "" if failed else (res.text or "")
+            err = (res.error or "error") if failed else None
     except Exception as e:  # noqa: BLE001 - an extractor crash is a scored failure, not a stop
-        text, ok, err = "", False, f"{type(e).__name__}: {e}"
-    return text, ok, err, time.perf_counter() - t0
+        text, err = "", f"{type(e).__name__}: {e}"
+    return PageRun(text, err, time.perf_counter() - t0)
+
+
+def score_runs(
+    pages: Sequence[GoldPage],
+    method: str,
+    runs: Sequence[PageRun],
+    *,
+    lcs: bool | None = None,
+    n_bootstrap: int = 0,
+) -> MethodResult:
+    """Score the extractions ``runs`` (one per page, in order) of ``method`` against the gold pages,
+    with the set's own metric (:func:`is_wcxb`: word metric, else shingles).  ``lcs`` (default: on
+    for shingle sets, off for WCXB) adds LCS-F1 and CleanEval.  Runs collected in pieces (e.g. the
+    folds of a cross-validation) are scored together here."""
+    if len(runs) != len(pages):
+        raise ValueError(f"{len(runs)} extractions for {len(pages)} pages")
+    wcxb = is_wcxb(pages)
+    if lcs is None:
+        lcs = not wcxb
+    n_empty = n_errors = n_exact = 0
+    first_error = None
+    shingle: list[PageScore] = []
+    words: list[WordScore] = []
+    with_rates: list[float] = []
+    without_rates: list[float] = []
+    by_type: dict[str, list[float]] = {}
+    lcs_f1s: list[float] = []
+    ce: list[float] = []
+    for page, run in zip(pages, runs, strict=True):
+        if run.error is not None:
+            n_errors += 1
+            first_error = first_error or f"{page.id}: {run.error}"
+        if wcxb:
+            ptoks, gtoks = word_tokens(run.text), word_tokens(page.text)
+            ws = word_scores(run.text, page.text)
+            words.append(ws)
+            with_rates.append(snippet_rate(run.text, page.with_snippets or ()))
+            without_rates.append(snippet_rate(run.text, page.without_snippets or ()))
+            by_type.setdefault(page.page_type or "article", []).append(ws.f1)
+        else:
+            ptoks, gtoks = tokens(run.text), tokens(page.text)
+            shingle.append(shingle_scores(ptoks, gtoks))
+        if run.error is None and not ptoks:
+            n_empty += 1
+        n_exact += ptoks == gtoks
+        if lcs:
+            lcs_f1s.append(lcs_scores(ptoks, gtoks)[2])
+            ce.append(cleaneval_score(ptoks, gtoks))
+    ms = np.array([r.seconds for r in runs]) * 1000.0 if runs else np.zeros(1)
+    result = MethodResult(
+        method=method,
+        n_pages=len(pages),
+        precision=0.0,
+        recall=0.0,
+        f1=0.0,
+        accuracy=n_exact / len(pages) if pages else 0.0,
+        lcs_f1=statistics.fmean(lcs_f1s) if lcs and lcs_f1s else None,
+        cleaneval=statistics.fmean(ce) if lcs and ce else None,
+        ms_median=float(np.median(ms)),
+        ms_p95=float(np.percentile(ms, 95)),
+        n_empty=n_empty,
+        n_errors=n_errors,
+        first_error=first_error,
+    )
+    if wcxb:
+        result.metric = "word"
+        result.precision = statistics.fmean(w.precision for w in words)
+        result.recall = statistics.fmean(w.recall for w in words)
+        result.f1 = statistics.fmean(w.f1 for w in words)
+        result.with_rate = statistics.fmean(with_rates)
+        result.without_rate = statistics.fmean(without_rates)
+        order = [t for t in PAGE_TYPES if t in by_type] + sorted(set(by_type) - set(PAGE_TYPES))
+        result.f1_by_type = {t: statistics.fmean(by_type[t]) for t in order}
+        result.pages_by_type = {t: len(by_type[t]) for t in order}
+    else:
+        agg = aggregate_shingles(shingle)
+        result.precision, result.recall, result.f1 = agg["precision"], agg["recall"], agg["f1"]
+        if n_bootstrap > 1:
+            std = bootstrap_std(shingle, n_bootstrap)
+            result.precision_std, result.recall_std, result.f1_std = (
+                std["precision"],
+                std["recall"],
+                std["f1"],
+            )
+    return result
 
 
 def evaluate(
     gold_pages: Sequence[GoldPage],
     methods: str | Iterable[str],
     *,
-    lcs: bool = True,
+    lcs: bool | None = None,
     n_bootstrap: int = 0,
+    extract: ExtractFn | None = None,
 ) -> list[MethodResult]:
-    """Run each method once per page (timed) and score it against the gold text.
+    """Run each method once per page (timed) and score it against the gold text (:func:`score_runs`).
 
     ``methods``: names, a comma list or ``"all"`` (``full-text`` is the built-in baseline).
-    ``lcs=False`` skips the LCS-F1 and CleanEval scores; ``n_bootstrap > 1`` adds bootstrap stds.
+    ``lcs=False`` skips the LCS-F1 and CleanEval scores (default: computed for shingle sets only);
+    ``n_bootstrap > 1`` adds bootstrap stds (shingle sets); ``extract`` replaces the library's.
     """
     names = resolve_methods(methods)
-    extract = None
-    if any(m != FULL_TEXT for m in names):
-        from contentx_udf import extract
-    gold_tokens = [tokens(p.text) for p in gold_pages]
-    results = []
-    for method in names:
-        scores: list[PageScore] = []
-        lcs_f1s: list[float] = []
-        ce: list[float] = []
-        secs: list[float] = []
-        n_empty = n_errors = 0
-        first_error = None
-        for page, gtoks in zip(gold_pages, gold_tokens, strict=True):
-            text, ok, err, dt = _run_one(page, method, extract)
-            secs.append(dt)
-            if not ok:
-                n_errors += 1
-                first_error = first_error or f"{page.id}: {err}"
-            ptoks = tokens(text)
-            if ok and not ptoks:
-                n_empty += 1
-            scores.append(shingle_scores(ptoks, gtoks))
-            if lcs:
-                lcs_f1s.append(lcs_scores(ptoks, gtoks)[2])
-                ce.append(cleaneval_score(ptoks, gtoks))
-        agg = aggregate_shingles(scores)
-        std = bootstrap_std(scores, n_bootstrap) if n_bootstrap > 1 else None
-        ms = np.array(secs) * 1000.0 if secs else np.zeros(1)
-        results.append(
-            MethodResult(
-                method=method,
-                n_pages=len(gold_pages),
-                precision=agg["precision"],
-                recall=agg["recall"],
-                f1=agg["f1"],
-                accuracy=agg["accuracy"],
-                lcs_f1=statistics.fmean(lcs_f1s) if lcs and lcs_f1s else None,
-                cleaneval=statistics.fmean(ce) if lcs and ce else None,
-                ms_median=float(np.median(ms)),
-                ms_p95=float(np.percentile(ms, 95)),
-                n_empty=n_empty,
-                n_errors=n_errors,
-                precision_std=std["precision"] if std else None,
-                recall_std=std["recall"] if std else None,
-                f1_std=std["f1"] if std else None,
-                first_error=first_error,
-            )
-        )
-    return results
-
-
-def format_table(results: Sequence[MethodResult]) -> str:
-    """Fixed-width text table, one row per method, the full-text baseline first."""
-    ordered = sorted(results, key=lambda r: r.method != FULL_TEXT)  # stable: keeps the given order
-
-    def num(x: float | None, std: float | None = None) -> str:
-        if x is None:
-            return "-"
-        return f"{x:.3f}" if std is None else f"{x:.3f}±{std:.3f}"
-
-    header = ["method", "precision", "recall", "F1", "accuracy", "LCS-F1", "CleanEval", "ms med", "ms p95"]
-    header += ["empty", "errors"]
-    rows = [
-        [
-            r.method,
-            num(r.precision, r.precision_std),
-            num(r.recall, r.recall_std),
-            num(r.f1, r.f1_std),
-            num(r.accuracy),
-            num(r.lcs_f1),
-            num(r.cleaneval),
-            f"{r.ms_median:.2f}",
-            f"{r.ms_p95:.2f}",
-            str(r.n_empty),
-            str(r.n_errors),
-        ]
-        for r in ordered
+    return [
+        score_runs(gold_pages, m, run_method(gold_pages, m, extract), lcs=lcs, n_bootstrap=n_bootstrap)
+        for m in names
     ]
+
+
+def _num(x: float | None, std: float | None = None) -> str:
+    if x is None:
+        return "-"
+    return f"{x:.3f}" if std is None else f"{x:.3f}±{std:.3f}"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
 
     def line(cells: list[str]) -> str:
@@ -512,6 +723,62 @@ def format_table(results: Sequence[MethodResult]) -> str:
         rest = (c.rjust(w) for c, w in zip(cells[1:], widths[1:], strict=True))
         return "  ".join([first, *rest])
 
-    sep = "  ".join("-" * w for w in widths)
+    return [line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]
+
+
+def format_table(results: Sequence[MethodResult]) -> str:
+    """Fixed-width text table, one row per method, the full-text baseline first.  For a WCXB set:
+    word P/R/F1 and snippet rates, then a second table of word F1 per page type."""
+    ordered = sorted(results, key=lambda r: r.method != FULL_TEXT)  # stable: keeps the given order
     n = results[0].n_pages if results else 0
-    return "\n".join([line(header), sep, *(line(r) for r in rows), f"({n} pages)"]) + "\n"
+
+    def timing(r):
+        return [f"{r.ms_median:.2f}", f"{r.ms_p95:.2f}", str(r.n_empty), str(r.n_errors)]
+
+    if not any(r.metric == "word" for r in ordered):
+        header = [
+            "method",
+            "precision",
+            "recall",
+            "F1",
+            "accuracy",
+            "LCS-F1",
+            "CleanEval",
+            "ms med",
+            "ms p95",
+        ]
+        header += ["empty", "errors"]
+        rows = [
+            [
+                r.method,
+                _num(r.precision, r.precision_std),
+                _num(r.recall, r.recall_std),
+                _num(r.f1, r.f1_std),
+                _num(r.accuracy),
+                _num(r.lcs_f1),
+                _num(r.cleaneval),
+                *timing(r),
+            ]
+            for r in ordered
+        ]
+        return "\n".join([*_table(header, rows), f"({n} pages)"]) + "\n"
+    header = ["method", "precision", "recall", "F1", "with", "without", "ms med", "ms p95", "empty", "errors"]
+    rows = [
+        [r.method, _num(r.precision), _num(r.recall), _num(r.f1), _num(r.with_rate), _num(r.without_rate)]
+        + timing(r)
+        for r in ordered
+    ]
+    counts: dict[str, int] = {}
+    for r in ordered:
+        for t, k in (r.pages_by_type or {}).items():
+            counts.setdefault(t, k)
+    types = [t for t in PAGE_TYPES if t in counts] + sorted(set(counts) - set(PAGE_TYPES))
+    type_rows = [[r.method, *(_num((r.f1_by_type or {}).get(t)) for t in types)] for r in ordered]
+    lines = _table(header, rows)
+    lines.append(
+        f"({n} pages; word metric of WCXB; with: share of must-have snippets found, higher is better;"
+    )
+    lines.append(" without: share of must-not-have snippets found, lower is better)")
+    lines += ["", "word F1 per page type"]
+    lines += _table(["method", *(f"{t} ({counts[t]})" for t in types)], type_rows)
+    return "\n".join(lines) + "\n"

@@ -1,5 +1,6 @@
-"""The evaluation metrics match their definitions, the gold loaders read both layouts, and the
-contentx CLI (extract, evaluate, run) behaves as documented."""
+"""The evaluation metrics match their definitions (shingles, LCS, CleanEval, WCXB's word metric and
+snippet rates), the gold loaders read every layout (scrapinghub, WCXB, plain pairs), and the contentx
+CLI (extract, evaluate, run) behaves as documented."""
 
 from __future__ import annotations
 
@@ -19,8 +20,11 @@ from hypothesis import strategies as st
 from contentx_udf import cli
 from contentx_udf.evaluation import (
     FULL_TEXT,
+    PAGE_TYPES,
     GoldPage,
+    PageRun,
     PageScore,
+    WordScore,
     aggregate_shingles,
     bootstrap_std,
     cleaneval_score,
@@ -30,10 +34,16 @@ from contentx_udf.evaluation import (
     lcs_length,
     lcs_scores,
     load_gold,
+    score_runs,
     shingle_scores,
     shingles,
+    snippet_rate,
     tokens,
+    word_scores,
+    word_tokens,
 )
+
+from .conftest import SHARED, shared_or_skip
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -389,6 +399,175 @@ def test_format_table_baseline_first(fake_lib):
     assert lines[3].split()[5:7] == ["-", "-"]  # LCS-F1 and CleanEval not computed
     assert lines[-1] == "(2 pages)"
     assert len({len(line) for line in lines[:4]}) == 1  # fixed width
+
+
+# ------------------------------------------------------------------------------------------------
+# WCXB: word metric, snippets, the layout
+# ------------------------------------------------------------------------------------------------
+
+
+def test_word_tokens_are_lowercased_words():
+    assert word_tokens("Hello, World! It's 2024.") == ["hello", "world", "it", "s", "2024"]
+    assert word_tokens("") == [] and word_tokens(None) == []
+
+
+def test_word_scores_count_a_multiset_overlap():
+    # overlap of {a: 2, b: 1} and {a: 1, b: 2} is {a: 1, b: 1}: 2 of 3 words either way
+    s = word_scores("a a b", "a b b")
+    assert s.precision == pytest.approx(2 / 3) and s.recall == pytest.approx(2 / 3)
+    assert s.f1 == pytest.approx(2 / 3)
+    s = word_scores("The cat. THE dog", "the cat sat")  # case-insensitive, punctuation dropped
+    assert (s.precision, s.recall) == (pytest.approx(2 / 4), pytest.approx(2 / 3))
+    assert s.f1 == pytest.approx(2 * 0.5 * (2 / 3) / (0.5 + 2 / 3))
+    assert word_scores("x y", "x y") == WordScore(1.0, 1.0, 1.0)
+    assert word_scores("x", "y") == WordScore(0.0, 0.0, 0.0)
+
+
+def test_word_scores_edge_cases_follow_the_benchmark():
+    assert word_scores("", "") == WordScore(1.0, 1.0, 1.0)  # empty gold, empty extraction
+    assert word_scores("...", None) == WordScore(1.0, 1.0, 1.0)  # no word token is empty
+    assert word_scores("text", "") == WordScore(0.0, 0.0, 0.0)
+    assert word_scores("", "gold text") == WordScore(0.0, 0.0, 0.0)
+
+
+def test_snippet_rate_is_a_case_insensitive_substring_share():
+    text = "The Council approved the budget.\nComments are closed."
+    assert snippet_rate(text, ["council APPROVED", "the budget", "no such thing"]) == pytest.approx(2 / 3)
+    assert snippet_rate(text, ["comments are closed"]) == 1.0
+    assert snippet_rate("", ["x"]) == 0.0 and snippet_rate(None, ["x"]) == 0.0
+    assert snippet_rate(text, []) == 1.0  # no snippets: 1.0, as upstream (for 'without' too)
+
+
+def write_wcxb(root: Path) -> None:
+    """Two WCXB pages: 0001 listed in metadata.json, 0002 not (type from the ground truth, 'category'
+    counts as 'collection'; domain from the URL)."""
+    (root / "ground-truth").mkdir(parents=True)
+    (root / "html").mkdir()
+    truth = {
+        "0001": {
+            "url": "https://blog.example.org/post",
+            "_internal": {"page_type": {"primary": "article"}},
+            "ground_truth": {"main_content": GOLD, "with": ["Main text"], "without": ["tracking"]},
+        },
+        "0002": {
+            "url": "https://www.Shop.example.com/c/shoes",
+            "_internal": {"page_type": {"primary": "category"}},
+            "ground_truth": {"title": "Shoes", "with": [], "without": ["Cookie"]},  # no main_content
+        },
+    }
+    for page_id, data in truth.items():
+        (root / "ground-truth" / f"{page_id}.json").write_text(json.dumps(data), encoding="utf-8")
+        (root / "html" / f"{page_id}.html.gz").write_bytes(gzip.compress(PAGE.encode()))
+    meta = {"files": {"0001": {"split": "dev", "page_type": "article", "domain": "example.org"}}}
+    (root / "metadata.json").write_text(json.dumps(meta), encoding="utf-8")
+
+
+def test_load_gold_wcxb(tmp_path):
+    write_wcxb(tmp_path)
+    first, second = load_gold(tmp_path)
+    assert (first.id, first.text, first.url, first.html) == (
+        "0001",
+        GOLD,
+        "https://blog.example.org/post",
+        PAGE.encode(),
+    )
+    assert (first.page_type, first.domain) == ("article", "example.org")  # from metadata.json
+    assert (first.with_snippets, first.without_snippets) == (("Main text",), ("tracking",))
+    assert (second.page_type, second.domain) == ("collection", "shop.example.com")  # from the ground truth
+    assert second.text == "" and second.with_snippets == () and second.without_snippets == ("Cookie",)
+
+
+def test_load_gold_wcxb_missing_html(tmp_path):
+    write_wcxb(tmp_path)
+    (tmp_path / "html" / "0002.html.gz").unlink()
+    with pytest.raises(ValueError, match="0002"):
+        load_gold(tmp_path)
+
+
+def test_other_layouts_have_no_wcxb_fields(tmp_path):
+    write_pairs(tmp_path, {"one": (PAGE, GOLD)})
+    (page,) = load_gold(tmp_path)
+    assert (page.page_type, page.domain, page.with_snippets, page.without_snippets) == (None,) * 4
+
+
+def test_evaluate_wcxb_reports_word_metric_snippets_and_page_types(tmp_path, fake_lib):
+    write_wcxb(tmp_path)
+    pages = load_gold(tmp_path)
+    by = {r.method: r for r in evaluate(pages, ["full-text", "fake-article", "fake-empty"])}
+    art = by["fake-article"]
+    assert art.metric == "word" and art.lcs_f1 is None  # LCS is off for WCXB sets by default
+    # page 0001: the <article> is the gold (F1 1); page 0002: empty gold, non-empty extraction (F1 0)
+    assert (art.precision, art.recall, art.f1) == (0.5, 0.5, 0.5)
+    assert art.with_rate == 1.0 and art.without_rate == 0.0  # 0002 has no 'with' snippet: 1.0
+    assert art.f1_by_type == {"article": 1.0, "collection": 0.0}
+    assert art.pages_by_type == {"article": 1, "collection": 1}
+    empty = by["fake-empty"]
+    assert (empty.f1, empty.n_empty, empty.n_errors) == (0.5, 2, 0)  # empty gold + empty extraction: 1
+    assert empty.f1_by_type == {"article": 0.0, "collection": 1.0}
+    # full text has "Main text" and not "tracking" (a script's) nor "Cookie"
+    assert (by["full-text"].with_rate, by["full-text"].without_rate) == (1.0, 0.0)
+    table = format_table(list(by.values()))
+    lines = table.splitlines()
+    assert lines[0].split() == ["method", "precision", "recall", "F1", "with", "without"] + [
+        "ms",
+        "med",
+        "ms",
+        "p95",
+        "empty",
+        "errors",
+    ]
+    assert lines[2].startswith("full-text") and lines[3].split()[1:6] == [
+        "0.500",
+        "0.500",
+        "0.500",
+        "1.000",
+        "0.000",
+    ]
+    assert "word F1 per page type" in lines
+    header = lines[lines.index("word F1 per page type") + 1]
+    assert header.split() == ["method", "article", "(1)", "collection", "(1)"]
+    assert lines[-1].split() == ["fake-empty", "0.000", "1.000"]
+
+
+def test_score_runs_scores_collected_extractions(tmp_path):
+    """The hook for cross-validation: extractions gathered elsewhere (e.g. per fold) are scored at once."""
+    write_wcxb(tmp_path)
+    pages = load_gold(tmp_path)
+    runs = [PageRun(GOLD, None, 0.001), PageRun("", "boom", 0.002)]
+    res = score_runs(pages, "combined", runs)
+    assert (res.method, res.f1, res.n_errors, res.first_error) == ("combined", 1.0, 1, "0002: boom")
+    with pytest.raises(ValueError, match="1 extractions for 2 pages"):
+        score_runs(pages, "x", runs[:1])
+
+
+def test_evaluate_accepts_an_extract_function(tmp_path):
+    write_wcxb(tmp_path)
+    pages = load_gold(tmp_path)
+    calls = []
+
+    def extract(html, method, *, url=None):
+        calls.append((method, url))
+        return FakeExtraction("Main text of the article", method)
+
+    (res,) = evaluate(pages, ["cectd-ds"], extract=extract)
+    assert [c[1] for c in calls] == [p.url for p in pages] and res.with_rate == 1.0
+
+
+WCXB_DEV = SHARED / "data" / "wcxb-dev"
+
+
+@pytest.mark.devset
+def test_real_wcxb_dev_loads():
+    pages = load_gold(shared_or_skip(WCXB_DEV))
+    assert len(pages) == 1497 and len({p.id for p in pages}) == 1497
+    assert {p.page_type for p in pages} == set(PAGE_TYPES)
+    assert all(p.with_snippets is not None and p.without_snippets is not None and p.html for p in pages)
+    # the domain is missing only where neither metadata.json nor the ground truth has a URL
+    assert sorted(p.id for p in pages if not p.domain) == ["0551", "4129", "4281", "4314", "4547"]
+    assert len({p.domain for p in pages}) > 500
+    by_id = {p.id: p for p in pages}
+    assert by_id["4802"].text == by_id["4893"].text == ""  # no main_content at all
+    assert sum(1 for p in pages if p.text) == 1476  # 19 more have an empty one
 
 
 # ------------------------------------------------------------------------------------------------
