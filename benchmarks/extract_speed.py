@@ -6,7 +6,9 @@ Measures, per page, ``time.process_time`` of:
   * the floor: selectolax parse + ``body.text()`` (anything that parses pays this);
   * each method of METHODS through ``extract`` (decode + parse + method);
   * ``extract_all`` with every method (one parse, shared statistics);
-  * trafilatura and resiliparse when installed (``pip install -e .[bench]``).
+  * trafilatura and resiliparse when installed (``pip install -e .[bench]``);
+  * the language id + text hash the job adds to every ``ok`` row (``contentx_udf.corpus.language``),
+    on the default method's text of each page (goal: below the default method's own cost).
 Prints a table (median ms, p95 ms, pages/s, median ratio to the floor) and, last, one line
 with every median ratio so runs can be compared.
 """
@@ -27,6 +29,9 @@ sys.path.insert(0, str(REPO))
 from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 
 from contentx_udf import DEFAULT_METHOD, METHODS, extract, extract_all  # noqa: E402
+from contentx_udf.corpus.language import detect_language, text_hash  # noqa: E402
+
+LANGUAGE_ROW = "language id + hash"
 
 
 def load_pages(gold: Path) -> list[bytes]:
@@ -42,7 +47,7 @@ def floor(page: bytes) -> None:
         tree.body.text()
 
 
-def timings(fn: Callable[[bytes], object], pages: list[bytes], repeat: int) -> list[float]:
+def timings(fn: Callable[[bytes], object], pages: list, repeat: int) -> list[float]:
     """Per-page CPU seconds, the minimum over ``repeat`` runs of each page."""
     out = []
     for page in pages:
@@ -94,6 +99,9 @@ def main() -> int:
     )
     for name, fn in optional_competitors().items():
         rows.append((name, timings(fn, pages, args.repeat)))
+    texts = [extract(p).text for p in pages]
+    detect_language(texts[0])  # loads the model
+    rows.append((LANGUAGE_ROW, timings(lambda t: (detect_language(t), text_hash(t)), texts, args.repeat)))
 
     base = statistics.median(rows[0][1])
     print(f"{len(pages)} pages, CPU time per page (best of {args.repeat})")
@@ -107,6 +115,12 @@ def main() -> int:
         print(f"{name:22}{med * 1e3:10.3f}{p95 * 1e3:9.3f}{1 / med:9.0f}{ratio:9.2f}{mark}")
         ratios.append(f"{name}={ratio:.2f}")
     print("RESULT floor_ms=%.3f " % (base * 1e3) + " ".join(ratios))
+    timing = dict(rows)
+    lid, default = statistics.median(timing[LANGUAGE_ROW]), statistics.median(timing[DEFAULT_METHOD])
+    print(
+        f"language id + hash: {lid * 1e3:.3f} ms per page, {lid / default:.0%} of {DEFAULT_METHOD}'s "
+        f"{default * 1e3:.3f} ms ({'below' if lid < default else 'NOT below'} the default method's cost)"
+    )
     return 0
 
 

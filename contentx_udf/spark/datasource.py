@@ -87,7 +87,9 @@ __all__ = [
 FORMAT = "warc"
 
 #: Columns of the job's output that belong to extraction, not to the record.
-_EXTRACTION_COLUMNS = frozenset({"method", "title", "text", "text_length", "scores"})
+_EXTRACTION_COLUMNS = frozenset(
+    {"method", "title", "text", "text_length", "language", "language_score", "text_hash", "scores"}
+)
 
 #: (name, type) of every column, in order: the job's record columns, then the payload.
 RECORD_COLUMNS: tuple[tuple[str, str], ...] = tuple(

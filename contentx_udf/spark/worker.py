@@ -39,6 +39,9 @@ OUTPUT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("title", "string"),
     ("text", "string"),
     ("text_length", "int"),
+    ("language", "string"),
+    ("language_score", "double"),
+    ("text_hash", "string"),
     ("scores", "map<string,double>"),
     ("status", "string"),
     ("error", "string"),
@@ -60,6 +63,7 @@ def arrow_schema():
         "timestamp": pa.timestamp("us", tz="UTC"),
         "int": pa.int32(),
         "long": pa.int64(),
+        "double": pa.float64(),
         "map<string,double>": pa.map_(pa.string(), pa.float64()),
     }
     return pa.schema([pa.field(n, types[t]) for n, t in OUTPUT_COLUMNS])
@@ -121,6 +125,7 @@ def _unextracted_row(base: dict[str, Any], method: str, status: str, error: str)
 def rows_for_record(rec, warc_filename: str, settings: WorkerSettings) -> list[dict[str, Any]]:
     """Output rows of one WARC record: one per method for an HTML page, else one ``none`` row."""
     from ..core import extract_all
+    from ..corpus.language import detect_language, text_hash
 
     base = _base_row(rec, warc_filename)
     if rec.status != "ok" or not rec.is_html:
@@ -128,7 +133,11 @@ def rows_for_record(rec, warc_filename: str, settings: WorkerSettings) -> list[d
         return [_unextracted_row(base, NO_METHOD, status, rec.error or "not extracted")]
     try:
         results = extract_all(
-            rec.payload, settings.methods, content_type=rec.http_content_type, params=settings.params
+            rec.payload,
+            settings.methods,
+            url=rec.url,
+            content_type=rec.http_content_type,
+            params=settings.params,
         )
     except Exception as exc:  # extract_all does not raise on content; guard against bugs anyway
         results = None
@@ -143,6 +152,10 @@ def rows_for_record(rec, warc_filename: str, settings: WorkerSettings) -> list[d
             continue
         ex = results[method]
         scores = {**ex.scores, **extra}
+        language = score = digest = None
+        if ex.status == "ok":  # language and hash of the corpus text only
+            language, score = detect_language(ex.text)
+            digest = text_hash(ex.text)
         rows.append(
             {
                 **base,
@@ -151,6 +164,9 @@ def rows_for_record(rec, warc_filename: str, settings: WorkerSettings) -> list[d
                 # an "empty" row keeps its (empty) text: the method ran and found nothing
                 "text": ex.text if ex.status != "error" else None,
                 "text_length": len(ex.text) if ex.status != "error" else None,
+                "language": language,
+                "language_score": score,
+                "text_hash": digest,
                 "scores": list(scores.items()),
                 "status": ex.status,
                 "error": ex.error,

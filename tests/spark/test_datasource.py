@@ -92,7 +92,16 @@ def make_warc(path: Path) -> None:
 def test_schema_is_the_jobs_record_columns_plus_payload(warc):
     df = warc().load(str(SAMPLE))
     assert df.schema == datasource.record_schema()
-    extraction = {"method", "title", "text", "text_length", "scores"}
+    extraction = {
+        "method",
+        "title",
+        "text",
+        "text_length",
+        "language",
+        "language_score",
+        "text_hash",
+        "scores",
+    }
     expected = [(n, t) for n, t in job_worker.OUTPUT_COLUMNS if n not in extraction]
     expected += [("http_content_type", "string"), ("payload", "binary")]
     spark_names = {"long": "bigint"}

@@ -109,6 +109,28 @@ def test_extracted_text_is_real_text(spark, sample_run):
         assert "content_ratio" in r["scores"]
 
 
+def test_ok_rows_carry_language_and_hash_and_others_none(spark, sample_run):
+    from contentx_udf.corpus.language import LANGUAGES, text_hash
+
+    rows = read_table(spark, sample_run[0]).select(
+        "status", "text", "language", "language_score", "text_hash", "content_languages"
+    )
+    ok = rows.where("status = 'ok'").collect()
+    assert ok
+    for r in ok:
+        if r["language"] is None:  # a text without a single letter (digits, symbols) has none
+            assert not any(ch.isalpha() for ch in r["text"]) and r["language_score"] is None
+        else:
+            assert r["language"] in LANGUAGES and 0 < r["language_score"] <= 1
+        assert r["text_hash"] == text_hash(r["text"])
+    # where Common Crawl's metadata names the languages (CLD2), the first one is ours
+    cc = [r for r in ok if r["content_languages"] and len(r["text"]) >= 200]
+    agree = sum(r["language"] == r["content_languages"].split(",")[0] for r in cc)
+    assert cc and agree >= 0.8 * len(cc), (agree, len(cc))
+    others = rows.where("status != 'ok'").collect()
+    assert all(r["language"] is None and r["text_hash"] is None for r in others)
+
+
 def test_refuses_to_overwrite_an_existing_output(spark, sample_run, tmp_path):
     out, _ = sample_run
     with pytest.raises(UserError, match="already exists"):

@@ -1,0 +1,72 @@
+"""Language id names the language of real texts in several languages and scripts, with a score in 0-1;
+the text hash is blind to case and spacing only."""
+
+from __future__ import annotations
+
+import pytest
+
+from contentx_udf.corpus.language import LANGUAGES, detect_language, parse_languages, text_hash
+
+LABELLED = {
+    "en": "The council approved the new budget on Tuesday after a long debate about the cost of "
+    "public transport and the repairs needed on the old bridge across the river.",
+    "de": "Der Gemeinderat hat am Dienstag nach langer Debatte den neuen Haushalt beschlossen; "
+    "umstritten waren vor allem die Kosten für den Nahverkehr und die Sanierung der alten Brücke.",
+    "fr": "Le conseil municipal a adopté mardi le nouveau budget après un long débat sur le coût "
+    "des transports publics et les réparations nécessaires sur le vieux pont.",
+    "es": "El ayuntamiento aprobó el martes el nuevo presupuesto tras un largo debate sobre el "
+    "coste del transporte público y las reparaciones del viejo puente sobre el río.",
+    "ru": "Городской совет во вторник утвердил новый бюджет после долгих споров о стоимости "
+    "общественного транспорта и ремонте старого моста через реку.",
+    "zh": "市议会周二在经过长时间辩论后批准了新预算，争论的焦点是公共交通的费用以及河上旧桥的维修。",
+    "ja": "市議会は火曜日、公共交通の費用と川に架かる古い橋の修理をめぐる"
+    "長い議論の末、新しい予算を承認した。",
+    "ar": "وافق المجلس البلدي يوم الثلاثاء على الميزانية الجديدة بعد نقاش طويل حول تكلفة النقل العام "
+    "وإصلاح الجسر القديم فوق النهر.",
+    "el": "Το δημοτικό συμβούλιο ενέκρινε την Τρίτη τον νέο προϋπολογισμό μετά από μακρά συζήτηση "
+    "για το κόστος των δημόσιων συγκοινωνιών και την επισκευή της παλιάς γέφυρας.",
+    "hi": "नगर परिषद ने मंगलवार को सार्वजनिक परिवहन की लागत और नदी पर बने पुराने पुल की मरम्मत पर "
+    "लंबी बहस के बाद नया बजट मंजूर किया।",
+}
+
+
+@pytest.mark.parametrize("code", sorted(LABELLED))
+def test_labelled_texts_in_several_scripts(code):
+    language, score = detect_language(LABELLED[code])
+    assert language == code
+    assert 0.5 < score <= 1.0
+
+
+def test_every_returned_code_is_a_known_code():
+    assert set(LABELLED) <= LANGUAGES
+    assert len(LANGUAGES) == 176
+
+
+def test_only_the_start_of_a_long_text_is_read_and_newlines_do_not_matter():
+    text = "\n".join([LABELLED["de"]] * 200)  # ~35 000 characters
+    assert detect_language(text)[0] == "de"
+
+
+def test_no_letters_no_language():
+    assert detect_language("") == (None, None)
+    assert detect_language(None) == (None, None)
+    assert detect_language("2024-05-01 12:30 | 42 % € 17,99") == (None, None)
+
+
+def test_text_hash_ignores_case_and_whitespace_only():
+    a = "The Council approved\n\nthe new  budget.\t"
+    assert text_hash(a) == text_hash("the council approved the new budget.")
+    assert text_hash(a) == text_hash("  THE COUNCIL APPROVED THE NEW BUDGET.")
+    assert text_hash(a) != text_hash("The council approved the new budget!")
+    assert text_hash(a) != text_hash("The council approved thenew budget.")
+    assert len(text_hash(a)) == 32 and int(text_hash(a), 16) >= 0
+    assert text_hash(None) is None
+
+
+def test_parse_languages():
+    assert parse_languages("en, DE,en") == ("en", "de")
+    assert parse_languages(None) is None
+    with pytest.raises(ValueError, match="unknown language code.*xx"):
+        parse_languages("en,xx")
+    with pytest.raises(ValueError, match="empty"):
+        parse_languages(" , ")
