@@ -1,4 +1,4 @@
-"""The ``contentx`` command line: ``evaluate``, ``extract`` and ``run`` (the Spark job).
+"""The ``contentx`` command line: ``evaluate``, ``extract``, ``run`` (the Spark job) and ``corpus``.
 
 User errors (missing file, unknown method, bad gold set) print one line on stderr and exit with 2.
 """
@@ -52,6 +52,11 @@ def _build_parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "run",
         help="run the Spark job (arguments passed through to contentx_udf.spark.job)",
+        add_help=False,
+    )
+    sub.add_parser(
+        "corpus",
+        help="build a corpus from extraction tables (arguments passed through to contentx_udf.corpus.job)",
         add_help=False,
     )
     return parser
@@ -152,6 +157,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args_list[:1] == ["run"]:
         # Everything after "run" belongs to the job, options included: no parsing here.
         return _cmd_run(args_list[1:])
+    if args_list[:1] == ["corpus"]:  # the corpus job parses its own options, like "run"
+        return importlib.import_module("contentx_udf.corpus.job").main(args_list[1:])
     parser = _build_parser()
     try:
         args = parser.parse_args(args_list)

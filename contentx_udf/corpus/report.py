@@ -1,0 +1,150 @@
+"""The corpus report: ``_report.json``, ``report.md`` and its PNG plots (pure Python, no Spark).
+
+The job gathers small aggregates (counts per language, per length bin, per host, per cluster
+size, per drop reason) and hands them here as plain dicts; plots need matplotlib (the
+``report`` extra): without it the report is written with its tables only and says so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+#: Upper bounds of the text-length histogram's bins (characters); the last bin is open.
+LENGTH_BINS = (200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000)
+
+
+def length_bin_labels() -> list[str]:
+    labels, low = [], 0
+    for high in LENGTH_BINS:
+        labels.append(f"{low}-{high - 1}")
+        low = high
+    labels.append(f"{low}+")
+    return labels
+
+
+def check_totals(report: dict[str, Any]) -> None:
+    """kept + every drop = input rows (raises AssertionError otherwise: a bug, not bad input)."""
+    dropped = sum(report["dropped"].values())
+    assert report["kept"] + dropped == report["input_rows"], (report["kept"], dropped, report["input_rows"])
+
+
+def _plots(report: dict[str, Any], directory: str) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    os.makedirs(directory, exist_ok=True)
+    made = []
+
+    def save(fig, name):
+        fig.tight_layout()
+        fig.savefig(os.path.join(directory, name), dpi=90)
+        plt.close(fig)
+        made.append(f"plots/{name}")
+
+    langs = report["languages"][:25]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    axes[0].bar([x["language"] for x in langs], [x["documents"] for x in langs])
+    axes[0].set_title("documents per language")
+    axes[1].bar([x["language"] for x in langs], [x["characters"] for x in langs], color="tab:orange")
+    axes[1].set_title("characters per language")
+    for ax in axes:
+        ax.tick_params(axis="x", rotation=60)
+    save(fig, "languages.png")
+
+    fig, ax = plt.subplots(figsize=(8, 4))
+    hist = report["text_length_histogram"]
+    ax.bar(list(hist), list(hist.values()))
+    ax.set_title("text length (characters) of kept documents")
+    ax.tick_params(axis="x", rotation=45)
+    save(fig, "text_length.png")
+
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    ax.barh(list(report["dropped"]), list(report["dropped"].values()), color="tab:red")
+    ax.set_title(f"documents dropped (input {report['input_rows']}, kept {report['kept']})")
+    ax.invert_yaxis()
+    save(fig, "dropped.png")
+
+    hosts = report["top_hosts"][:20]
+    fig, ax = plt.subplots(figsize=(8, max(2.5, 0.3 * len(hosts))))
+    ax.barh([h["host"] or "(none)" for h in hosts], [h["documents"] for h in hosts])
+    ax.set_title("top hosts (kept documents)")
+    ax.invert_yaxis()
+    save(fig, "hosts.png")
+
+    sizes = report["cluster_sizes"]
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    ax.bar([str(k) for k in sizes], list(sizes.values()), color="tab:green")
+    ax.set_yscale("log")
+    ax.set_title("duplicate-cluster size of kept documents (1 = no duplicate)")
+    save(fig, "cluster_sizes.png")
+    return made
+
+
+def _markdown(report: dict[str, Any]) -> str:
+    c = report["config"]
+    out = [
+        "# Corpus report",
+        "",
+        f"Inputs: {', '.join(c['inputs'])}  ",
+        f"Method `{c['method']}`, languages {', '.join(c['languages'] or ['all'])}, "
+        f"min chars {c['min_chars']}, "
+        f"min confidence {c['min_confidence']}, dedup `{c['dedup']}` (J = {c['near_threshold']}), "
+        f"keep `{c['keep']}`  ",
+        f"Elapsed {report['elapsed_seconds']} s, {report['records_per_second']} input rows/s",
+        "",
+        "## Documents",
+        "",
+        "| | documents |",
+        "|---|---:|",
+        f"| input rows ({c['method']}) | {report['input_rows']} |",
+    ]
+    out += [f"| dropped: {k} | {v} |" for k, v in report["dropped"].items()]
+    out += [f"| **kept** | **{report['kept']}** |", "", f"Kept characters: {report['kept_characters']}", ""]
+    if report["plots"]:
+        out += [f"![{p}]({p})" for p in report["plots"]] + [""]
+    else:
+        out += [f"_No plots: {report['plots_note']}_", ""]
+    out += ["## Languages", "", "| language | documents | characters |", "|---|---:|---:|"]
+    out += [f"| {x['language']} | {x['documents']} | {x['characters']} |" for x in report["languages"]]
+    out += ["", "## Text length", "", "| characters | documents |", "|---|---:|"]
+    out += [f"| {k} | {v} |" for k, v in report["text_length_histogram"].items()]
+    out += ["", "## Top hosts", "", "| host | documents |", "|---|---:|"]
+    out += [f"| {h['host']} | {h['documents']} |" for h in report["top_hosts"]]
+    out += ["", "## Duplicate clusters", "", "| cluster size | kept documents |", "|---:|---:|"]
+    out += [f"| {k} | {v} |" for k, v in report["cluster_sizes"].items()]
+    return "\n".join(out) + "\n"
+
+
+def write_report(report: dict[str, Any], directory: str) -> dict[str, Any]:
+    """Write the plots, ``report.md`` and ``_report.json`` into ``directory``; returns the report."""
+    check_totals(report)
+    try:
+        report["plots"] = _plots(report, os.path.join(directory, "plots"))
+        report["plots_note"] = None
+    except ImportError:
+        report["plots"] = []
+        report["plots_note"] = "matplotlib is not installed (pip install 'contentx[report]')"
+    with open(os.path.join(directory, "report.md"), "w", encoding="utf-8") as fh:
+        fh.write(_markdown(report))
+    with open(os.path.join(directory, "_report.json"), "w", encoding="utf-8") as fh:
+        json.dump(report, fh, indent=2, default=str)
+    return report
+
+
+def summary_lines(report: dict[str, Any]) -> list[str]:
+    drops = ", ".join(f"{k} {v}" for k, v in report["dropped"].items() if v) or "none"
+    langs = ", ".join(f"{x['language']} {x['documents']}" for x in report["languages"][:8])
+    return [
+        "contentx corpus summary",
+        f"  output: {report['output']}",
+        f"  input rows ({report['config']['method']}): {report['input_rows']}; dropped: {drops}",
+        f"  kept: {report['kept']} documents, {report['kept_characters']} characters; "
+        f"languages: {langs or '-'}",
+        f"  elapsed: {report['elapsed_seconds']} s, input rows/s: {report['records_per_second']}",
+        f"  report: {os.path.join(report['output'], 'report.md')}"
+        + ("" if report["plots"] else f" (no plots: {report['plots_note']})"),
+    ]

@@ -1,0 +1,240 @@
+"""The corpus job keeps one document per distinct text (exact copies across WARC copies, near copies
+differing by a sentence or a date line), keeps different articles of one site apart, counts what every
+filter drops (kept + dropped = input) and writes its report; bad input is one line, exit 2."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from datetime import UTC, datetime
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from contentx_udf import cli
+from contentx_udf.corpus import job as corpus_job
+from contentx_udf.corpus.config import CorpusConfig
+from contentx_udf.corpus.language import detect_language, text_hash
+from contentx_udf.spark import job as extract_job
+from contentx_udf.spark.config import JobConfig
+from contentx_udf.spark.worker import arrow_schema
+
+from ..conftest import TEST_DATA
+
+pytestmark = pytest.mark.spark
+
+WORDS = (
+    "council budget river bridge transport repair school library museum market harbour station "
+    "garden festival teacher student farmer doctor nurse engineer artist weather winter summer "
+    "election mayor street traffic housing rent price energy water forest mountain village city "
+    "report survey study result plan project history season team match player coach ticket"
+).split()
+
+
+def article(seed: int, sentences: int = 30) -> list[str]:
+    rng = random.Random(seed)
+    return [
+        " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 16))).capitalize() + "."
+        for _ in range(sentences)
+    ]
+
+
+def table_row(url: str, text: str | None, *, status: str = "ok", day: int = 1, offset: int = 0, scores=None):
+    language, score = detect_language(text) if status == "ok" else (None, None)
+    return {
+        "url": url,
+        "url_host_name": url.split("/")[2],
+        "fetch_time": datetime(2024, 5, day, tzinfo=UTC),
+        "warc_filename": "crawl.warc.gz",
+        "warc_record_offset": offset,
+        "warc_record_length": 100,
+        "title": url,
+        "text": text,
+        "text_length": None if text is None else len(text),
+        "language": language,
+        "language_score": score,
+        "text_hash": text_hash(text) if status == "ok" else None,
+        "scores": list((scores or {}).items()),
+        "status": status,
+        "error": None if status == "ok" else "boom",
+    }
+
+
+def write_table(directory, method: str, rows: list[dict]) -> None:
+    """An extraction table as the job writes it: method=<m>/part.parquet with the job's schema."""
+    schema = arrow_schema()
+    schema = schema.remove(schema.get_field_index("method"))
+    part = directory / f"method={method}"
+    part.mkdir(parents=True, exist_ok=True)
+    columns = {name: [r.get(name) for r in rows] for name in schema.names}
+    pq.write_table(pa.Table.from_pydict(columns, schema=schema), part / "part-00000.parquet")
+
+
+@pytest.fixture(scope="module")
+def site_table(tmp_path_factory):
+    """One site: article A fetched three times (once with an extra sentence, once with another date
+    line), two other articles B and C, a short page, a German page and a failed extraction."""
+    a, b, c = article(1), article(2), article(3)
+    date = "Published on 1 May 2024 by the city desk."
+    rows = [
+        table_row("https://news.example/a", "\n".join([date, *a]), day=3, offset=1),
+        table_row(
+            "https://news.example/a?ref=home",
+            "\n".join([date, *a[:15], "A late update was added.", *a[15:]]),
+            day=4,
+            offset=2,
+        ),
+        table_row(
+            "https://news.example/a-print",
+            "\n".join(["Published on 2 May 2024 by the city desk.", *a]),
+            day=5,
+            offset=3,
+        ),
+        table_row("https://news.example/b", "\n".join([date, *b]), day=6, offset=4),
+        table_row("https://news.example/c", "\n".join([date, *c]), day=7, offset=5),
+        table_row("https://news.example/short", "Contact us.", day=8, offset=6),
+        table_row(
+            "https://news.example/de",
+            "Der Gemeinderat hat am Dienstag nach langer Debatte den neuen Haushalt beschlossen; "
+            "umstritten waren vor allem die Kosten für den Nahverkehr und die Sanierung der alten Brücke.",
+            day=9,
+            offset=7,
+        ),
+        table_row("https://news.example/broken", None, status="error", day=10, offset=8),
+    ]
+    directory = tmp_path_factory.mktemp("site") / "table"
+    write_table(directory, "cectd-ds", rows)
+    write_table(
+        directory,
+        "combined",
+        [
+            table_row("https://news.example/a", "\n".join(a), offset=1, scores={"content_confidence": 0.9}),
+            table_row("https://news.example/b", "\n".join(b), offset=4, scores={"content_confidence": 0.2}),
+        ],
+    )
+    return directory
+
+
+def run(spark, tmp_path, inputs, **kw) -> dict:
+    config = CorpusConfig(inputs=[str(i) for i in inputs], output=str(tmp_path / "corpus"), **kw)
+    return corpus_job.run(config, spark)
+
+
+def kept_rows(spark, report) -> list:
+    return spark.read.parquet(f"{report['output']}/documents").orderBy("url").collect()
+
+
+def test_near_dedup_filters_and_report(spark, site_table, tmp_path):
+    report = run(spark, tmp_path, [site_table], method="cectd-ds", languages=("en",), min_chars=100)
+    kept = kept_rows(spark, report)
+    # A once (its first fetch, standing for its 3 copies), B and C kept apart though they share a line
+    assert [r["url"] for r in kept] == [
+        "https://news.example/a",
+        "https://news.example/b",
+        "https://news.example/c",
+    ]
+    assert [r["duplicate_count"] for r in kept] == [3, 1, 1]
+    assert all(r["language"] == "en" and r["host"] == "news.example" for r in kept)
+    assert report["input_rows"] == 8
+    assert report["dropped"] == {
+        "status": 1,
+        "language": 1,
+        "min_chars": 1,
+        "min_confidence": 0,
+        "exact_duplicate": 0,
+        "near_duplicate": 2,
+    }
+    assert report["kept"] == 3 and report["kept"] + sum(report["dropped"].values()) == report["input_rows"]
+    out = tmp_path / "corpus"
+    on_disk = json.loads((out / "_report.json").read_text())
+    assert on_disk["kept"] == 3 and on_disk["cluster_sizes"] == {"1": 2, "3": 1}
+    assert on_disk["languages"] == [
+        {"language": "en", "documents": 3, "characters": report["kept_characters"]}
+    ]
+    assert sum(on_disk["text_length_histogram"].values()) == 3
+    assert on_disk["top_hosts"] == [{"host": "news.example", "documents": 3}]
+    md = (out / "report.md").read_text()
+    assert "| dropped: near_duplicate | 2 |" in md and "| **kept** | **3** |" in md
+    for plot in on_disk["plots"]:
+        assert (out / plot).stat().st_size > 1000 and f"]({plot})" in md
+    assert len(on_disk["plots"]) == 5
+
+
+def test_keep_longest_and_no_dedup(spark, site_table, tmp_path):
+    report = run(spark, tmp_path, [site_table], method="cectd-ds", languages=("en",), keep="longest")
+    urls = [r["url"] for r in kept_rows(spark, report)]
+    assert (
+        "https://news.example/a?ref=home" in urls and "https://news.example/a" not in urls
+    )  # the longer copy
+    assert report["dropped"]["near_duplicate"] == 2
+    report = run(spark, tmp_path, [site_table], method="cectd-ds", dedup="none", overwrite=True)
+    assert (
+        report["kept"] == 7 and report["dropped"]["status"] == 1
+    )  # the short page is kept without --min-chars
+
+
+def test_min_confidence_filters_only_rows_with_a_confidence(spark, site_table, tmp_path):
+    report = run(spark, tmp_path, [site_table], method="combined", min_confidence=0.5, dedup="exact")
+    assert [r["url"] for r in kept_rows(spark, report)] == ["https://news.example/a"]
+    assert report["dropped"]["min_confidence"] == 1
+    report = run(
+        spark, tmp_path, [site_table], method="cectd-ds", min_confidence=0.5, dedup="none", overwrite=True
+    )
+    assert report["dropped"]["min_confidence"] == 0  # cectd-ds reports no confidence: every row passes
+
+
+def test_exact_dedup_across_copies_of_a_warc(spark, tmp_path, capsys):
+    copies = tmp_path / "warcs"
+    copies.mkdir()
+    for i in range(3):
+        shutil.copy(TEST_DATA / "sample.warc.gz", copies / f"copy{i}.warc.gz")
+    table = tmp_path / "table"
+    extract_job.run(JobConfig(inputs=[str(copies)], output=str(table), methods=("cectd-ds",)), spark=spark)
+    rows = spark.read.parquet(str(table)).where("status = 'ok'").select("text_hash").collect()
+    distinct = len({r["text_hash"] for r in rows})
+    assert len(rows) == 3 * distinct
+    code = cli.main(
+        ["corpus", "--input", str(table), "--output", str(tmp_path / "corpus"), "--dedup", "exact"]
+    )
+    assert code == 0
+    printed = capsys.readouterr().out
+    report = json.loads((tmp_path / "corpus" / "_report.json").read_text())
+    assert f"kept: {distinct} documents" in printed
+    assert report["kept"] == distinct and report["dropped"]["exact_duplicate"] == 2 * distinct
+    kept = spark.read.parquet(str(tmp_path / "corpus" / "documents")).collect()
+    assert len({r["text_hash"] for r in kept}) == len(kept) == distinct
+    assert {r["duplicate_count"] for r in kept} == {3}
+    assert {r["warc_filename"].rsplit("/", 1)[-1] for r in kept} == {
+        "copy0.warc.gz"
+    }  # same fetch time: ties by id
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--input", "{tmp}/nothing"], "no such table directory"),
+        (["--input", "{tmp}/notatable"], "is not an extraction table"),
+        (
+            ["--input", "{site}", "--method", "cetr"],
+            "method 'cetr' is not in the input table(s); methods there: cectd-ds, combined",
+        ),
+        (["--input", "{site}", "--languages", "en,klingon"], "unknown language code(s): klingon"),
+        (["--input", "{site}", "--near-threshold", "1.5"], "--near-threshold must be in (0, 1]"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(spark, site_table, tmp_path, capsys, args, message):
+    (tmp_path / "notatable").mkdir()
+    (tmp_path / "notatable" / "notes.txt").write_text("hello")
+    argv = [a.format(tmp=tmp_path, site=site_table) for a in args] + ["--output", str(tmp_path / "out")]
+    assert cli.main(["corpus", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err
+
+
+def test_existing_output_needs_overwrite(spark, site_table, tmp_path, capsys):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "x").write_text("x")
+    assert cli.main(["corpus", "--input", str(site_table), "--output", str(tmp_path / "out")]) == 2
+    assert "pass --overwrite" in capsys.readouterr().err
