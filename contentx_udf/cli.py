@@ -1,4 +1,4 @@
-"""The ``contentx`` command line: ``evaluate``, ``extract``, ``run`` (the Spark job) and ``corpus``.
+"""The ``contentx`` command line: ``evaluate``, ``extract``, ``train``, ``run`` (Spark job), ``corpus``.
 
 User errors (missing file, unknown method, bad gold set) print one line on stderr and exit with 2.
 """
@@ -36,6 +36,14 @@ def _build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--json", dest="json_out", type=Path, metavar="OUT", help="also write results as JSON")
     ev.add_argument("--limit", type=int, metavar="N", help="only the first N pages (sorted by id)")
     ev.add_argument("--bootstrap", type=int, default=0, metavar="N", help="bootstrap resamples for ± std")
+    ev.add_argument(
+        "--folds",
+        type=int,
+        metavar="K",
+        help="also score `combined` by K-fold cross-validation on this gold set: folds grouped by "
+        "domain, the model retrained per fold (needs the `train` extra)",
+    )
+    ev.add_argument("--seed", type=int, default=0, help="seed of the folds and the models (with --folds)")
 
     ex = sub.add_parser(
         "extract",
@@ -48,6 +56,22 @@ def _build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--json", action="store_true", help="print {method, title, text, scores, status, error}")
     ex.add_argument("--content-type", help="HTTP Content-Type of the page (for the charset)")
     ex.add_argument("--url", help="URL of the page")
+
+    tr = sub.add_parser(
+        "train",
+        help="train the combined method's block classifier",
+        description="Train the block classifier of the `combined` method on labelled pages (WCXB, "
+        "scrapinghub or NAME.html+NAME.txt layout) and write the model file. Needs the `train` "
+        "extra (CatBoost). The same gold sets and seed give the same model.",
+    )
+    tr.add_argument(
+        "--gold", required=True, nargs="+", type=Path, metavar="DIR", help="gold sets to train on"
+    )
+    tr.add_argument("--out", required=True, type=Path, metavar="FILE", help="model file to write (.npz)")
+    tr.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    tr.add_argument("--iterations", type=int, help="boosting rounds (default: training.TRAIN_PARAMS)")
+    tr.add_argument("--threshold", type=float, help="decision threshold stored in the model (default 0.5)")
+    tr.add_argument("--processes", type=int, help="processes computing features (default: cores)")
 
     sub.add_parser(
         "run",
@@ -135,7 +159,11 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         methods.insert(0, evaluation.FULL_TEXT)  # the table always shows the baseline
     if args.limit is not None:
         pages = pages[: args.limit]
+    if args.folds is not None and args.folds < 2:
+        raise UserError("--folds must be at least 2")
     results = evaluation.evaluate(pages, methods, n_bootstrap=args.bootstrap)
+    if args.folds is not None:
+        results.append(_cross_validated(pages, args.folds, args.seed, args.bootstrap))
     print(evaluation.format_table(results), end="")
     if args.json_out is not None:
         payload = {"gold": str(args.gold), "n_pages": len(pages), "results": [r.to_dict() for r in results]}
@@ -143,6 +171,59 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             args.json_out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
         except OSError as e:
             raise UserError(f"cannot write {args.json_out}: {e.strerror or e}") from e
+    return 0
+
+
+def _cross_validated(pages, folds: int, seed: int, n_bootstrap: int):
+    """``combined`` scored by grouped K-fold cross-validation (each page by a model that saw no page
+    of its site)."""
+    import time
+
+    from contentx_udf import evaluation, training
+
+    def say(line: str) -> None:
+        print(f"{PROG} evaluate: {line}", file=sys.stderr, flush=True)
+
+    started = time.perf_counter()
+    rows = training.build_rows(pages)
+    try:
+        texts = training.cross_validate(rows, folds, seed=seed, progress=say, threads=os.cpu_count() or 1)
+    except (ValueError, RuntimeError) as e:
+        raise UserError(str(e)) from e
+    per_page = (time.perf_counter() - started) / max(len(pages), 1)
+    runs = [evaluation.PageRun(text, None, per_page) for text in texts]
+    return evaluation.score_runs(pages, f"combined ({folds}-fold CV)", runs, n_bootstrap=n_bootstrap)
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    from contentx_udf import training
+
+    if not args.out.resolve().parent.is_dir():
+        raise UserError(f"cannot write {args.out}: no such directory")
+    if args.iterations is not None and args.iterations < 1:
+        raise UserError("--iterations must be at least 1")
+    if args.threshold is not None and not 0 < args.threshold < 1:
+        raise UserError("--threshold must be between 0 and 1")
+    params = {} if args.iterations is None else {"iterations": args.iterations}
+    threshold = training.DEFAULT_THRESHOLD if args.threshold is None else args.threshold
+    try:
+        model = training.train_from_gold(
+            args.gold,
+            args.out,
+            seed=args.seed,
+            params=params,
+            threshold=threshold,
+            processes=args.processes,
+            progress=lambda line: print(f"{PROG} train: {line}", file=sys.stderr, flush=True),
+        )
+    except (ValueError, RuntimeError) as e:
+        raise UserError(str(e)) from e
+    info = model.info
+    print(
+        f"wrote {args.out}: {model.trees} trees of depth {model.depth}, {len(model.feature_names)} features, "
+        f"trained on {info['pages']} pages ({info['blocks']} blocks) of {', '.join(info['trained_on'])}, "
+        f"seed {info['seed']}"
+    )
     return 0
 
 
@@ -167,6 +248,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "extract":
             return _cmd_extract(args)
+        if args.command == "train":
+            return _cmd_train(args)
         return _cmd_evaluate(args)
     except UserError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)

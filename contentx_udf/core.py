@@ -157,13 +157,15 @@ def _run(doc: Document, method: str, params: dict[str, Any], alarm: bool) -> Ext
     return Extraction(text=result.text, method=method, title=doc.title, scores=scores)
 
 
-def _parse(html: str | bytes, content_type: str | None, params: dict[str, Any], alarm: bool) -> Document:
+def _parse(
+    html: str | bytes, content_type: str | None, params: dict[str, Any], alarm: bool, url: str | None
+) -> Document:
     seconds = params["time_limit"]
     timed = alarm and seconds > 0
     try:
         if timed:
             signal.setitimer(signal.ITIMER_REAL, seconds)
-        return Document.parse(html, content_type=content_type, limits=_limits(params))
+        return Document.parse(html, content_type=content_type, limits=_limits(params), url=url)
     finally:
         if timed:
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -181,11 +183,12 @@ def extract(
 
     ``html`` may be bytes (decoded browser-like, see :mod:`.page.decode`; ``content_type`` is the
     HTTP header value, used for its charset) or str.  ``params`` override the method's
-    defaults (:data:`contentx_udf.settings.DEFAULTS`).  ``url`` is accepted for API
-    stability and recorded nowhere yet.  Never raises on page content.
+    defaults (:data:`contentx_udf.settings.DEFAULTS`).  ``url`` is the page's address (the
+    ``combined`` method reads its path; the other methods ignore it).  Never raises on page
+    content.
     """
     resolved = resolve_params(method, params)
-    return _extract_resolved(html, (method,), {method: resolved}, content_type)[method]
+    return _extract_resolved(html, (method,), {method: resolved}, content_type, url)[method]
 
 
 def extract_all(
@@ -204,11 +207,15 @@ def extract_all(
     resolved = {m: resolve_params(m, (params or {}).get(m)) for m in methods}
     for m in params or {}:
         check_method(m)
-    return _extract_resolved(html, methods, resolved, content_type)
+    return _extract_resolved(html, methods, resolved, content_type, url)
 
 
 def _extract_resolved(
-    html: str | bytes, methods: tuple[str, ...], resolved: dict[str, dict[str, Any]], content_type: str | None
+    html: str | bytes,
+    methods: tuple[str, ...],
+    resolved: dict[str, dict[str, Any]],
+    content_type: str | None,
+    url: str | None = None,
 ) -> dict[str, Extraction]:
     if not methods:
         return {}
@@ -216,7 +223,7 @@ def _extract_resolved(
     alarm = _alarm_usable()
     with _alarm_handler(alarm):
         try:
-            doc = _parse(html, content_type, first, alarm)
+            doc = _parse(html, content_type, first, alarm, url)
         except PageTimeout:
             return {
                 m: _error(m, None, "timeout", {"time_limit": float(first["time_limit"])}) for m in methods

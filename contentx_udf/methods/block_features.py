@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -91,6 +92,19 @@ JSONLD_TYPES = (
     "softwareapplication", "searchresultspage",
 )  # fmt: skip
 
+#: Words of the URL path (split at non-alphanumerics) hinting at the page type, one feature each.
+URL_GROUPS: dict[str, frozenset[str]] = {
+    "article": frozenset("article articles news blog blogs story stories post posts opinion".split()),
+    "product": frozenset("product products shop store item items p dp buy".split()),
+    "collection": frozenset("category categories collection collections tag tags topic topics c".split()),
+    "forum": frozenset("forum forums thread threads t community discussion discussions questions q".split()),
+    "docs": frozenset(
+        "docs doc documentation api reference guide guides manual help wiki kb tutorial".split()
+    ),
+    "listing": frozenset("search list lists listing listings jobs events results page archive".split()),
+    "service": frozenset("services service solutions pricing about contact features plans".split()),
+}
+
 #: Block features repeated for the neighbours at these offsets.
 WINDOW_FEATURES = ("log_chars", "link_ratio", "in_cectd", "in_coreex", "ttr_smooth", "punct_ratio", "heading")
 WINDOW_OFFSETS = (-2, -1, 1, 2)
@@ -116,6 +130,8 @@ _BASE_NAMES = (
     *(f"kw_{g}_near" for g in KEYWORD_GROUPS), *(f"kw_{g}_above" for g in KEYWORD_GROUPS),
     # page
     "page_link_ratio", "page_blocks", "page_chars", "page_noscript",
+    "url_depth", "url_date", "url_number", "url_root", "url_query", "url_extension",
+    *(f"url_{g}" for g in URL_GROUPS),
     *(f"ld_{t}" for t in JSONLD_TYPES),
 )  # fmt: skip
 
@@ -170,6 +186,8 @@ _OWNER_TAG_IDS = np.array([TAG_IDS.get(t, -999) for t in OWNER_TAGS], dtype=np.i
 _HEADING_IDS = np.array([TAG_IDS[h] for h in HEADINGS], dtype=np.int64)
 _H1_ID = TAG_IDS["h1"]
 _A_ID = TAG_IDS["a"]
+_URL_DATE_RE = re.compile(r"/(?:19|20)\d\d[/-](?:0?[1-9]|1[0-2])\b")
+_URL_NUMBER_RE = re.compile(r"\d{4,}")
 _JSONLD_RE = re.compile(r'"@type"\s*:\s*\[?\s*"(?:https?://schema\.org/)?([A-Za-z]+)"')
 
 
@@ -231,8 +249,9 @@ def _or_down(dom: DomArrays, own: np.ndarray) -> np.ndarray:
         up = nxt
 
 
-def _keyword_bits(doc: Document, dom: DomArrays) -> np.ndarray:
-    """Own keyword bit set of every node, from one CSS query for the elements with attributes."""
+def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> np.ndarray:
+    """Own keyword bit set of the elements above some block (the only ones any block reads),
+    from one CSS query for the elements with attributes."""
     own = np.zeros(dom.size, dtype=np.uint64)
     root = doc.tree.body if doc.tree.body is not None else doc.tree.root
     if root is None or dom.size == 0:
@@ -240,13 +259,16 @@ def _keyword_bits(doc: Document, dom: DomArrays) -> np.ndarray:
     nodes = root.css(_ATTRIBUTE_SELECTOR)
     if not nodes:
         return own
+    marks = np.zeros(dom.size, dtype=bool)
+    marks[first_nodes] = True
+    above_blocks = dom.subtree_sum(marks) > 0
     index = dom.indices_of_parents(np.fromiter((n.mem_id for n in nodes), np.int64, len(nodes)))
+    wanted = (index >= 0).nonzero()[0]
+    wanted = wanted[above_blocks.take(index.take(wanted))]
     seen: dict[str, int] = {}  # attribute values repeat within a page (menu items, cards)
-    for node, i in zip(nodes, index.tolist(), strict=True):
-        if i < 0:
-            continue
-        attrs = node.attributes
-        value = " ".join(v for k in _ATTRIBUTES if (v := attrs.get(k)))
+    for k, i in zip(wanted.tolist(), index.take(wanted).tolist(), strict=True):
+        attrs = nodes[k].attributes
+        value = " ".join(v for a in _ATTRIBUTES if (v := attrs.get(a)))
         bits = seen.get(value)
         if bits is None:
             bits = 0
@@ -256,6 +278,25 @@ def _keyword_bits(doc: Document, dom: DomArrays) -> np.ndarray:
             seen[value] = bits
         own[i] = bits
     return own
+
+
+def _put_url_features(put, url: str | None) -> None:
+    """Page-level features of the URL path (nothing for an unknown URL)."""
+    if not url:
+        return
+    parts = urlsplit(url)
+    path = parts.path or "/"
+    segments = [seg for seg in path.split("/") if seg]
+    put("url_depth", min(len(segments), 10))
+    put("url_date", _URL_DATE_RE.search(path) is not None)
+    put("url_number", _URL_NUMBER_RE.search(path) is not None)
+    put("url_root", not segments)
+    put("url_query", bool(parts.query))
+    put("url_extension", bool(segments) and "." in segments[-1])
+    words = set(_TOKEN_SPLIT.split(path.lower()))
+    for group, hints in URL_GROUPS.items():
+        if not words.isdisjoint(hints):
+            put(f"url_{group}", 1.0)
 
 
 def _shift(values: np.ndarray, offset: int) -> np.ndarray:
@@ -311,13 +352,17 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     put("separator_ratio", count(_SEPARATOR) / length1)
     put("ends_like_sentence", [s[-1] in _SENTENCE_TAIL for s in texts])
     title_words = set(_WORD_RE.findall((doc.title or "").lower()))
-    if title_words:
+    if title_words:  # share of the title's words in each short block (one regex pass for all)
         short = (lengths <= 200).nonzero()[0]
-        overlap = np.zeros(nb)
-        overlap[short] = [
-            len(title_words.intersection(_WORD_RE.findall(texts[i].lower()))) for i in short.tolist()
-        ]
-        put("title_overlap", overlap / len(title_words))
+        lowered = [texts[i].lower() for i in short.tolist()]
+        found = [(m.start(), m.group()) for m in _WORD_RE.finditer("\x00".join(lowered))]
+        if found:
+            ends = np.add.accumulate(np.fromiter(map(len, lowered), np.int64, len(lowered)) + 1) - 1
+            where = ends.searchsorted(np.array([f[0] for f in found], dtype=np.int64))
+            hit = np.fromiter((w in title_words for _, w in found), dtype=np.float64, count=len(found))
+            overlap = np.zeros(nb)
+            overlap[short] = np.bincount(where, weights=hit, minlength=short.size)
+            put("title_overlap", np.minimum(overlap / len(title_words), 1.0))
 
     # --- links
     text_len = dom.text_len.astype(np.float64)
@@ -414,7 +459,7 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     put("coreex_set_share", set_text.take(owner_parent) / max(float(core_counts.text_cnt[0]), 1.0))
 
     # --- keywords of the owner (and its parent) and of all ancestors
-    own_keywords = _keyword_bits(doc, dom)
+    own_keywords = _keyword_bits(doc, dom, first)
     near = own_keywords.take(owner) | own_keywords.take(owner_parent)
     above = _or_down(dom, own_keywords).take(first) if own_keywords.any() else near
     near_start = _COLUMN[f"kw_{next(iter(KEYWORD_GROUPS))}_near"]
@@ -434,6 +479,8 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
         for t in JSONLD_TYPES:
             if t in found:
                 put(f"ld_{t}", 1.0)
+
+    _put_url_features(put, doc.url)
 
     # --- neighbours
     for name in WINDOW_FEATURES:

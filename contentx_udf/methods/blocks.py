@@ -18,17 +18,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..page.document import Document, DomArrays
+from ..page.document import Document, DomArrays, non_space_chars
 from .cetd import nearest_block
 
 _BLOCK_END = np.array(["\x00"], dtype=object)
 
-_NOSCRIPT_RE = re.compile(r"<noscript\b[^>]*>(.*?)</noscript\s*>", re.S | re.I)
 _TAG_RE = re.compile(r"<[^>]*>")
 
-#: The ``<noscript>`` view replaces the body when it has at least this many words and more
-#: than ``NOSCRIPT_SHARE`` times the visible body's words.
-NOSCRIPT_MIN_WORDS = 100
+#: The ``<noscript>`` view replaces the body when its text has at least this many non-space
+#: characters and more than ``NOSCRIPT_SHARE`` times the visible body's.
+NOSCRIPT_MIN_CHARS = 500
 NOSCRIPT_SHARE = 0.5
 
 
@@ -87,10 +86,23 @@ def page_blocks(dom: DomArrays) -> Blocks:
 
 
 def noscript_html(html: str) -> str:
-    """The concatenated content of the page's ``<noscript>`` elements (``""`` if none)."""
-    if "<noscript" not in html and "<NOSCRIPT" not in html.upper():
-        return ""
-    return "".join(_NOSCRIPT_RE.findall(html))
+    """The concatenated content of the page's ``<noscript>`` elements (``""`` if none).
+
+    Found with ``str.find`` (C-level) rather than a regex scan of the whole page: most pages
+    have none or a tracking pixel."""
+    parts: list[str] = []
+    for opening, closing in (("<noscript", "</noscript"), ("<NOSCRIPT", "</NOSCRIPT")):
+        at = html.find(opening)
+        while at >= 0:
+            start = html.find(">", at)
+            if start < 0:
+                break
+            end = html.find(closing, start)
+            if end < 0:
+                break
+            parts.append(html[start + 1 : end])
+            at = html.find(opening, end)
+    return "".join(parts)
 
 
 def content_document(doc: Document) -> tuple[Document, bool]:
@@ -100,12 +112,10 @@ def content_document(doc: Document) -> tuple[Document, bool]:
     inner = noscript_html(doc.html)
     if not inner:
         return doc, False
-    words = len(_TAG_RE.sub(" ", inner).split())
-    if words < NOSCRIPT_MIN_WORDS:
-        return doc, False
-    visible = len(doc.dom.joined_text.replace("\x00", " ").split())
-    if words <= NOSCRIPT_SHARE * visible:
+    chars = non_space_chars(_TAG_RE.sub(" ", inner))
+    if chars < NOSCRIPT_MIN_CHARS or chars <= NOSCRIPT_SHARE * doc.visible_chars:
         return doc, False
     view = Document.parse(f"<html><body>{inner}</body></html>", limits=doc.limits)
     view.title = doc.title
+    view.url = doc.url
     return view, True

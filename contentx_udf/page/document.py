@@ -523,6 +523,8 @@ class Document:
     #: The decoded (and bounded) page as parsed: read by methods that look at what cleaning
     #: removes (JSON-LD in ``<script>``, the ``<noscript>`` crawler view).
     html: str = field(default="", repr=False)
+    #: The page's address when the caller knows it (``WARC-Target-URI``).
+    url: str | None = None
 
     @classmethod
     def parse(
@@ -531,6 +533,7 @@ class Document:
         *,
         content_type: str | None = None,
         limits: Limits = DEFAULT_LIMITS,
+        url: str | None = None,
     ) -> Document:
         decoded = decode_html(html, content_type)
         text = decoded.text
@@ -565,7 +568,13 @@ class Document:
         if tree.body is None and tree.head is not None:  # a hidden <body> was removed
             tree.head.decompose()  # (the DOM view then reads the whole tree)
         return cls(
-            tree=tree, title=title or None, encoding=decoded.encoding, limits=limits, notes=notes, html=text
+            tree=tree,
+            title=title or None,
+            encoding=decoded.encoding,
+            limits=limits,
+            notes=notes,
+            html=text,
+            url=url,
         )
 
     @cached_property
