@@ -183,7 +183,8 @@ def _tag_bits(groups: tuple[tuple[str, ...], ...]) -> np.ndarray:
 
 _ANCESTOR_BITS = _tag_bits(ANCESTOR_TAGS)
 _OWNER_TAG_IDS = np.array([TAG_IDS.get(t, -999) for t in OWNER_TAGS], dtype=np.int64)
-_HEADING_IDS = np.array([TAG_IDS[h] for h in HEADINGS], dtype=np.int64)
+_HEADING_TABLE = np.zeros(256, dtype=bool)
+_HEADING_TABLE[[TAG_IDS[h] for h in HEADINGS]] = True
 _H1_ID = TAG_IDS["h1"]
 _A_ID = TAG_IDS["a"]
 _URL_DATE_RE = re.compile(r"/(?:19|20)\d\d[/-](?:0?[1-9]|1[0-2])\b")
@@ -191,17 +192,19 @@ _URL_NUMBER_RE = re.compile(r"\d{4,}")
 _JSONLD_RE = re.compile(r'"@type"\s*:\s*\[?\s*"(?:https?://schema\.org/)?([A-Za-z]+)"')
 
 
-def _char_table(chars: str) -> np.ndarray:
-    table = np.zeros(0x10000, dtype=np.float64)
-    table[[ord(c) for c in chars]] = 1.0
-    return table
-
-
-_PUNCT = _char_table(".,;:!?")
-_SENTENCE_END = _char_table(".!?。！？")
-_DIGIT = _char_table("0123456789")
-_UPPER = _char_table("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_SEPARATOR = _char_table("|·•»«›/")
+#: Character classes counted per block (one code unit belongs to at most one class; 0 = none).
+_CHAR_CLASSES = {
+    "punct": ",;:",  # punctuation: these and the next class
+    "sentence_end": ".!?",  # sentence ends: these and the wide ones
+    "digit": "0123456789",
+    "upper": "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    "separator": "|·•»«›/",
+    "wide_sentence_end": "。！？",
+}
+_CLASS_OF = np.zeros(0x10000, dtype=np.int64)
+for _number, _chars in enumerate(_CHAR_CLASSES.values(), start=1):
+    _CLASS_OF[[ord(c) for c in _chars]] = _number
+_CLASSES = len(_CHAR_CLASSES) + 1
 _SENTENCE_TAIL = frozenset(".!?:;\"'”’)。！？")
 _WORD_RE = re.compile(r"\w+")
 
@@ -299,6 +302,12 @@ def _put_url_features(put, url: str | None) -> None:
             put(f"url_{group}", 1.0)
 
 
+def _bit_columns(bits: np.ndarray, count: int) -> np.ndarray:
+    """(len(bits), count) 0/1 matrix of the low ``count`` bits of a uint64 array."""
+    as_bytes = np.ascontiguousarray(bits, dtype="<u8").view(np.uint8).reshape(-1, 8)
+    return np.unpackbits(as_bytes, axis=1, bitorder="little")[:, :count]
+
+
 def _shift(values: np.ndarray, offset: int) -> np.ndarray:
     out = np.zeros_like(values)
     if offset < 0:
@@ -334,22 +343,21 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     codes = np.frombuffer("\x00".join(texts).encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
     unit_block = np.add.accumulate(codes == 0)
 
-    def count(table: np.ndarray) -> np.ndarray:
-        return np.bincount(unit_block, weights=table.take(codes), minlength=nb)
-
+    classes = np.bincount(unit_block * _CLASSES + _CLASS_OF.take(codes), minlength=nb * _CLASSES)
+    classes = classes[: nb * _CLASSES].reshape(nb, _CLASSES).astype(np.float64)
     words_per_node = word_counts(dom)
     words = np.maximum(per_block(words_per_node.take(text_nodes).astype(np.float64)), 1.0)
     length1 = np.maximum(lengths, 1.0)
-    sentence_ends = count(_SENTENCE_END)
+    sentence_ends = classes[:, 2] + classes[:, 6]
     put("log_chars", np.log1p(lengths))
     put("log_words", np.log1p(words))
     put("mean_word_len", lengths / words)
-    put("punct_ratio", count(_PUNCT) / length1)
+    put("punct_ratio", (classes[:, 1] + classes[:, 2]) / length1)
     put("sentence_ends", np.minimum(sentence_ends, 50))
     put("sentences_per_word", sentence_ends / words)
-    put("digit_ratio", count(_DIGIT) / length1)
-    put("upper_ratio", count(_UPPER) / length1)
-    put("separator_ratio", count(_SEPARATOR) / length1)
+    put("digit_ratio", classes[:, 3] / length1)
+    put("upper_ratio", classes[:, 4] / length1)
+    put("separator_ratio", classes[:, 5] / length1)
     put("ends_like_sentence", [s[-1] in _SENTENCE_TAIL for s in texts])
     title_words = set(_WORD_RE.findall((doc.title or "").lower()))
     if title_words:  # share of the title's words in each short block (one regex pass for all)
@@ -384,7 +392,7 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     owner_tag = dom.tag_id.take(owner)
     start = _COLUMN[f"tag_{OWNER_TAGS[0]}"]
     matrix[:, start : start + len(OWNER_TAGS)] = owner_tag[:, None] == _OWNER_TAG_IDS[None, :]
-    heading = np.isin(owner_tag, _HEADING_IDS)
+    heading = _HEADING_TABLE.take(np.minimum(owner_tag, 255))
     put("heading", heading)
     depth = dom.depth
     put("depth", depth.take(owner))
@@ -400,8 +408,7 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
         put("after_h1", (np.arange(nb) - first_h1) / nb)
     ancestor_bits = _or_down(dom, _ANCESTOR_BITS.take(dom.small_tag_id)).take(first)
     start = _COLUMN[f"in_{ANCESTOR_TAGS[0][0]}"]
-    for bit in range(len(ANCESTOR_TAGS)):
-        matrix[:, start + bit] = (ancestor_bits >> np.uint64(bit)) & np.uint64(1)
+    matrix[:, start : start + len(ANCESTOR_TAGS)] = _bit_columns(ancestor_bits, len(ANCESTOR_TAGS))
 
     # --- CETR: text-to-tag ratio of the block's stretch of the DOM; CCB: content/code blur
     is_element = ~dom.is_text
@@ -464,10 +471,9 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     above = _or_down(dom, own_keywords).take(first) if own_keywords.any() else near
     near_start = _COLUMN[f"kw_{next(iter(KEYWORD_GROUPS))}_near"]
     above_start = _COLUMN[f"kw_{next(iter(KEYWORD_GROUPS))}_above"]
-    for bit in range(len(KEYWORD_GROUPS)):
-        b = np.uint64(bit)
-        matrix[:, near_start + bit] = (near >> b) & np.uint64(1)
-        matrix[:, above_start + bit] = (above >> b) & np.uint64(1)
+    groups = len(KEYWORD_GROUPS)
+    matrix[:, near_start : near_start + groups] = _bit_columns(near, groups)
+    matrix[:, above_start : above_start + groups] = _bit_columns(above, groups)
 
     # --- page level
     put("page_link_ratio", float(link_chars.sum()) / max(float(chars.sum()), 1.0))

@@ -48,9 +48,13 @@ class BlockModel:
         trees, depth = self.split_feature.shape
         if self.split_border.shape != (trees, depth) or self.leaf_values.shape != (trees, 1 << depth):
             raise ValueError("inconsistent block model arrays")
+        if depth > 8:
+            raise ValueError(f"block model trees of depth {depth}: at most 8 are supported")
         object.__setattr__(self, "_flat_feature", self.split_feature.reshape(-1).astype(np.intp))
         object.__setattr__(self, "_flat_border", self.split_border.reshape(-1).astype(np.float64))
-        object.__setattr__(self, "_leaf_offset", np.arange(trees, dtype=np.int64) << depth)
+        object.__setattr__(self, "_leaf_offset", np.arange(trees, dtype=np.intp) << depth)
+        # 2**level per level: a leaf index fits a byte (depth <= 8)
+        object.__setattr__(self, "_level_weights", np.left_shift(1, np.arange(depth)).astype(np.uint8))
         object.__setattr__(self, "_flat_leaves", self.leaf_values.reshape(-1).astype(np.float64))
 
     @property
@@ -65,18 +69,16 @@ class BlockModel:
         """Sum of the trees' leaf values for every row of ``matrix`` (the log-odds).
 
         Works on the transposed matrix so that the gather copies whole rows: one comparison of
-        every (tree, level) split with every block, then the levels' bits are added up.
+        every (tree, level) split with every block, then the levels' bits weighted by 2**level
+        are summed into a byte per (tree, block): the leaf.
         """
         rows = matrix.shape[0]
         if rows == 0 or self.trees == 0 or self.depth == 0:
             return np.full(rows, self.bias + float(self.leaf_values[:, 0].sum()), dtype=np.float64)
         columns = np.ascontiguousarray(matrix.T)
-        bits = (columns.take(self._flat_feature, axis=0) > self._flat_border[:, None]).reshape(
-            self.trees, self.depth, rows
-        )
-        leaf = bits[:, 0].astype(np.int64)
-        for level in range(1, self.depth):
-            leaf += bits[:, level].astype(np.int64) << level
+        bits = columns.take(self._flat_feature, axis=0) > self._flat_border[:, None]
+        bits = bits.reshape(self.trees, self.depth, rows).view(np.uint8)
+        leaf = np.einsum("tdn,d->tn", bits, self._level_weights, dtype=np.uint8).astype(np.intp)
         leaf += self._leaf_offset[:, None]
         return self._flat_leaves.take(leaf).sum(axis=0) + self.bias
 
