@@ -148,6 +148,8 @@ _TOKEN_SPLIT = re.compile(r"[^a-z0-9]+")
 #: Bit set of each attribute token seen so far (tokens repeat across pages: a bounded cache).
 _TOKEN_BITS: dict[str, int] = {}
 _TOKEN_CACHE_SIZE = 200_000
+#: Bit set of each whole attribute value seen so far (same bound).
+_VALUE_BITS: dict[str, int] = {}
 
 
 def token_bits(token: str) -> int:
@@ -207,6 +209,13 @@ for _number, _chars in enumerate(_CHAR_CLASSES.values(), start=1):
 _CLASSES = len(_CHAR_CLASSES) + 1
 _SENTENCE_TAIL = frozenset(".!?:;\"'”’)。！？")
 _WORD_RE = re.compile(r"\w+")
+_WORD_OR_END_RE = re.compile(r"\w+|\n")
+
+
+def _in_set(words: set[str], tokens: np.ndarray) -> np.ndarray:
+    """Membership of every token of an object array in ``words`` (a C loop over the tokens)."""
+    return np.frompyfunc(words.__contains__, 1, 1)(tokens)
+
 
 #: Gaussian sigmas (in blocks) of the CETR and CCB signals over the block sequence.
 TTR_SIGMA = 2.0
@@ -268,7 +277,7 @@ def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> np.
     index = dom.indices_of_parents(np.fromiter((n.mem_id for n in nodes), np.int64, len(nodes)))
     wanted = (index >= 0).nonzero()[0]
     wanted = wanted[above_blocks.take(index.take(wanted))]
-    seen: dict[str, int] = {}  # attribute values repeat within a page (menu items, cards)
+    seen = _VALUE_BITS  # attribute values repeat within a page (menu items) and a site (templates)
     for k, i in zip(wanted.tolist(), index.take(wanted).tolist(), strict=True):
         attrs = nodes[k].attributes
         value = " ".join(v for a in _ATTRIBUTES if (v := attrs.get(a)))
@@ -278,6 +287,8 @@ def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> np.
             for token in _TOKEN_SPLIT.split(value.lower()):
                 found = _TOKEN_BITS.get(token)
                 bits |= found if found is not None else token_bits(token)
+            if len(seen) >= _TOKEN_CACHE_SIZE:
+                seen.clear()
             seen[value] = bits
         own[i] = bits
     return own
@@ -362,14 +373,16 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     title_words = set(_WORD_RE.findall((doc.title or "").lower()))
     if title_words:  # share of the title's words in each short block (one regex pass for all)
         short = (lengths <= 200).nonzero()[0]
-        lowered = [texts[i].lower() for i in short.tolist()]
-        found = [(m.start(), m.group()) for m in _WORD_RE.finditer("\x00".join(lowered))]
-        if found:
-            ends = np.add.accumulate(np.fromiter(map(len, lowered), np.int64, len(lowered)) + 1) - 1
-            where = ends.searchsorted(np.array([f[0] for f in found], dtype=np.int64))
-            hit = np.fromiter((w in title_words for _, w in found), dtype=np.float64, count=len(found))
+        # the words of all short blocks and a "\n" token closing each block (no block text has a
+        # newline), in one findall
+        found = _WORD_OR_END_RE.findall("\n".join([texts[i] for i in short.tolist()] + [""]).lower())
+        if len(found) > short.size:
+            tokens = np.array(found, dtype=object)
+            block_end = tokens == "\n"
+            where = np.add.accumulate(block_end) - block_end  # short block of every token
+            hit = _in_set(title_words, tokens).astype(bool) & ~block_end
             overlap = np.zeros(nb)
-            overlap[short] = np.bincount(where, weights=hit, minlength=short.size)
+            overlap[short] = np.bincount(where, weights=hit, minlength=short.size)[: short.size]
             put("title_overlap", np.minimum(overlap / len(title_words), 1.0))
 
     # --- links
