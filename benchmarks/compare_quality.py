@@ -20,30 +20,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from extract_speed import optional_competitors  # noqa: E402  (trafilatura, resiliparse)
+
 from contentx_udf import evaluation, training  # noqa: E402
-
-_NOT_USED = ("url", "content_type")
-
-
-def competitors() -> dict[str, object]:
-    """trafilatura and resiliparse as ``extract``-like callables (those installed)."""
-    found: dict[str, object] = {}
-    try:
-        import trafilatura
-
-        found["trafilatura"] = lambda html: trafilatura.extract(html.decode("utf-8", "replace")) or ""
-    except ImportError:
-        pass
-    try:
-        from resiliparse.extract.html2text import extract_plain_text
-        from resiliparse.parse.html import HTMLTree
-
-        found["resiliparse"] = lambda html: extract_plain_text(
-            HTMLTree.parse_from_bytes(html), main_content=True
-        )
-    except ImportError:
-        pass
-    return found
 
 
 class _Result:
@@ -61,8 +40,8 @@ def main() -> int:
     args = parser.parse_args()
     pages = evaluation.load_gold(args.gold)
     results = evaluation.evaluate(pages, [evaluation.FULL_TEXT, "cectd-ds", "combined"])
-    for name, fn in competitors().items():
-        runs = evaluation.run_method(pages, name, lambda html, method, fn=fn, **_: _Result(fn(html)))
+    for name, fn in optional_competitors().items():
+        runs = evaluation.run_method(pages, name, lambda html, method, fn=fn, **_: _Result(fn(html) or ""))
         results.append(evaluation.score_runs(pages, name, runs))
     if args.folds:
         rows = training.build_rows(pages)

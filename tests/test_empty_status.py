@@ -11,19 +11,7 @@ from contentx_udf.core import EMPTY_ERROR, EMPTY_PAGE_ERROR
 from .helpers import ARTICLE, NAV, assert_not_failed
 
 #: The seed methods (the papers' extractors); all drop ``<noscript>`` with the other invisible elements.
-SEED_METHODS = (
-    "cetr-tm",
-    "cetr-km",
-    "cetr",
-    "cetr-dff",
-    "ccb",
-    "accb",
-    "tccb",
-    "coreex",
-    "cetd-ds",
-    "cectd-s",
-    "cectd-ds",
-)
+SEED_METHODS = tuple(m for m in METHODS if m != "combined")
 
 NO_TEXT = "<html><body><img src=x></body></html>"
 
