@@ -137,7 +137,8 @@ def _stack(rows: Iterable[PageRows]) -> tuple[np.ndarray, np.ndarray, np.ndarray
         raise ValueError("no text blocks in the training pages")
     matrix = np.concatenate([r.matrix for r in rows])
     labels = np.concatenate([r.labels for r in rows]) >= LABEL_THRESHOLD
-    weights = np.sqrt(np.maximum(np.concatenate([r.weights for r in rows]), 1.0))
+    # examples weigh their words, as the word metric does (sqrt(words): 0.003 lower in WCXB CV)
+    weights = np.maximum(np.concatenate([r.weights for r in rows]), 1.0)
     return matrix, labels.astype(np.int64), weights
 
 

@@ -37,18 +37,10 @@ def model_for(params: dict[str, Any]) -> BlockModel:
     return model
 
 
-#: When no block reaches the threshold, the blocks within this share of the best probability are
-#: kept instead (a page with text rarely has no content at all; +0.001 word F1 on WCXB dev CV).
-FALLBACK_SHARE = 0.5
-
-
 def select_blocks(probability: np.ndarray, heading: np.ndarray, threshold: float, window: int) -> np.ndarray:
-    """Blocks whose probability reaches ``threshold`` (or, if none does, those within
-    :data:`FALLBACK_SHARE` of the best), plus every heading whose next non-heading block within
-    ``window`` blocks is kept (a section title belongs to its section)."""
+    """Blocks whose probability reaches ``threshold``, plus every heading whose next non-heading
+    block within ``window`` blocks is kept (a section title belongs to its section)."""
     keep = probability >= threshold
-    if probability.size and not keep.any():
-        keep = probability >= FALLBACK_SHARE * float(probability.max())
     if window <= 0 or not heading.any():
         return keep
     n = keep.size

@@ -72,10 +72,3 @@ def test_threshold_and_model_parameters():
     assert missing.status == "error" and "cannot read block model" in missing.error
     with pytest.raises(ValueError):
         extract(ARTICLE_PAGE, "combined", heading_window=-1)
-
-
-def test_when_no_block_reaches_the_threshold_the_best_ones_are_kept():
-    probability = np.array([0.1, 0.3, 0.2, 0.05])
-    none = np.zeros(4, dtype=bool)
-    assert select_blocks(probability, none, 0.5, 2).tolist() == [False, True, True, False]
-    assert select_blocks(np.zeros(0), np.zeros(0, dtype=bool), 0.5, 2).size == 0
