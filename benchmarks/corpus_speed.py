@@ -33,6 +33,7 @@ from contentx_udf.corpus import job as corpus_job  # noqa: E402
 from contentx_udf.corpus.config import CorpusConfig  # noqa: E402
 from contentx_udf.spark import job as extract_job  # noqa: E402
 from contentx_udf.spark.config import JobConfig  # noqa: E402
+from contentx_udf.spark.worker_env import spark_session  # noqa: E402
 
 SHARED = REPO.parent / "shared" / "warc"
 SCALE = SHARED / "fixtures" / "scrapinghub-scale.warc.gz"
@@ -87,7 +88,7 @@ def main() -> int:
         shutil.copy(SCALE, warcs / f"copy{i:02d}.warc.gz")
     variant_pages = near_variant(SCALE, warcs / "variant.warc.gz")
 
-    spark = extract_job._spark_session("contentx-corpus-bench")
+    spark = spark_session("contentx-corpus-bench")
     table = args.work / "table"
     summary = extract_job.run(
         JobConfig(inputs=[str(warcs)], output=str(table), methods=("cectd-ds",), progress_seconds=0),

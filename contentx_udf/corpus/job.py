@@ -21,6 +21,7 @@ from dataclasses import asdict
 from typing import Any
 
 from ..errors import UserError
+from ..spark.worker_env import check_java, spark_session
 from .config import CorpusConfig, build_config, build_parser
 from .dedup import exact_dedup, near_dedup, with_preference
 from .filters import FILTERS, check_method, read_tables, with_drop_reason
@@ -145,11 +146,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     try:
         config = build_config(args)
-        from ..spark.job import _spark_session
-        from ..spark.worker_env import check_java
-
         check_java()
-        spark = _spark_session("contentx-build-corpus")
+        spark = spark_session("contentx-build-corpus")
         report = run(config, spark)
         print("\n" + "\n".join(summary_lines(report)))
         return 0

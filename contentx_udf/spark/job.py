@@ -47,15 +47,7 @@ from .output import (
 )
 from .progress import Progress, count_files
 from .worker import FILES_METHOD, NO_METHOD, STATS_COLUMNS, WorkerSettings, make_partition_fn, spark_schema
-from .worker_env import check_java, prepare_driver
-
-
-def _spark_session(app_name: str):
-    prepare_driver()
-    from pyspark.sql import SparkSession
-
-    return SparkSession.builder.appName(app_name).getOrCreate()
-
+from .worker_env import check_java, spark_session
 
 _PYARROW_CODECS = {
     "uncompressed": "none",
@@ -162,7 +154,7 @@ def run(config: JobConfig, spark=None, files: list[tuple[str, str]] | None = Non
     if files is None:
         files = expand_inputs(config.inputs, config.input_base_url)
     if spark is None:
-        spark = _spark_session("contentx-extract-warc")
+        spark = spark_session("contentx-extract-warc")
     store = output_store(spark, config.output)
     done = prepare_output(store, config)
     todo = [f for f in files if f[1] not in done]
@@ -227,7 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         files = expand_inputs(config.inputs, config.input_base_url)
         check_local_output(config.output)
         check_java()
-        spark = _spark_session("contentx-extract-warc")
+        spark = spark_session("contentx-extract-warc")
         summary = run(config, spark=spark, files=files)
         print_summary(summary, spark, config.show_rows)
         return 0

@@ -46,6 +46,15 @@ def prepare_driver() -> None:
         os.environ["SPARK_CONF_DIR"] = str(CONF_DIR)
 
 
+def spark_session(app_name: str):
+    """The driver's SparkSession (set up by :func:`prepare_driver`; the master is never set here,
+    so ``spark-submit --master`` and ``conf/spark-defaults.conf`` decide it)."""
+    prepare_driver()
+    from pyspark.sql import SparkSession
+
+    return SparkSession.builder.appName(app_name).getOrCreate()
+
+
 def prepare_worker(memory_mb: int = 0) -> None:
     """Per-task set-up in a Python worker (idempotent).
 
