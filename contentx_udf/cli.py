@@ -11,6 +11,7 @@ import importlib
 import json
 import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -177,8 +178,6 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
 def _cross_validated(pages, folds: int, seed: int, n_bootstrap: int):
     """``combined`` scored by grouped K-fold cross-validation (each page by a model that saw no page
     of its site)."""
-    import time
-
     from contentx_udf import evaluation, training
 
     def say(line: str) -> None:

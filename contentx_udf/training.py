@@ -13,6 +13,7 @@ Never train on the scrapinghub benchmark: it is the independent check of this mo
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import re
 import tempfile
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -111,11 +113,8 @@ def page_rows(page: GoldPage) -> PageRows:
 
 def page_group(page: GoldPage) -> str:
     """The site of a page: its recorded domain, else its URL's host without ``www.``, else its id."""
-    domain = getattr(page, "domain", None)
-    if domain:
-        return str(domain)
-    from urllib.parse import urlsplit
-
+    if page.domain:
+        return page.domain
     host = urlsplit(page.url or "").hostname or ""
     return host.removeprefix("www.") or page.id
 
@@ -125,8 +124,6 @@ def build_rows(pages: Sequence[GoldPage], processes: int | None = None) -> list[
     processes = processes or min(os.cpu_count() or 1, 8)
     if processes <= 1 or len(pages) < 50:
         return [page_rows(p) for p in pages]
-    import multiprocessing
-
     with multiprocessing.get_context("spawn").Pool(processes) as pool:
         return pool.map(page_rows, pages, chunksize=8)
 
