@@ -32,8 +32,9 @@ import numpy as np
 
 from ..page.document import Document, DomArrays
 from ..page.tags import TAG_IDS
+from ..settings import DEFAULTS
 from .blocks import Blocks, page_blocks
-from .cetd import composite_text_density, density_sum, extract_by_density_sum, node_counts, text_density
+from .cetd import densities, density_sum, extract_by_density_sum
 from .coreex import coreex_counts, coreex_scores, word_counts
 
 # --- vocabularies (changing any of them changes FEATURE_NAMES: retrain the model) ---------
@@ -438,11 +439,8 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     put("ccb_blur_wide", smooth_gaussian(content, CCB_WIDE_SIGMA))
 
     # --- CETD (the same arrays as cectd-ds, cached on dom)
-    counts = node_counts(dom)
-    density = text_density(counts.chars, counts.tags)
-    composite = composite_text_density(
-        counts.chars, counts.tags, counts.link_chars, counts.link_tags, counts.body_link_ratio
-    )
+    counts, density = densities(dom, DEFAULTS["cetd-ds"], composite=False)
+    _, composite = densities(dom, DEFAULTS["cectd-ds"], composite=True)
     sums = density_sum(dom, composite, counts.is_element)
     finite_sums = np.maximum(np.where(np.isfinite(sums), sums, 0.0), 0.0)
     positive = np.maximum(composite, 0.0)

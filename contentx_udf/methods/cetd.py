@@ -354,7 +354,7 @@ def _empty_result() -> MethodResult:
     return MethodResult(text="", scores={"threshold": 0.0, "blocks": 0.0})
 
 
-def _densities(dom: DomArrays, params: dict[str, Any], composite: bool) -> tuple[NodeCounts, np.ndarray]:
+def densities(dom: DomArrays, params: dict[str, Any], composite: bool) -> tuple[NodeCounts, np.ndarray]:
     """Node counts and (composite) text density, computed once per page (cached on ``dom``)."""
     flag = params["link_only_elements_as_links"]
     counts = node_counts(dom, link_only_elements_as_links=flag)
@@ -375,7 +375,7 @@ def _run_density_sum(doc: Document, params: dict[str, Any], composite: bool) -> 
     dom = doc.dom
     if dom.size == 0 or dom.is_text[0]:
         return _empty_result()
-    counts, density = _densities(dom, params, composite)
+    counts, density = densities(dom, params, composite)
     sums = density_sum(dom, density, counts.is_element, loose_text_in_sum=params["loose_text_in_sum"])
     sel = extract_by_density_sum(
         dom,
@@ -441,7 +441,7 @@ def cectd_s(doc: Document, params: dict[str, Any]) -> MethodResult:
     dom = doc.dom
     if dom.size == 0 or dom.is_text[0]:
         return _empty_result()
-    counts, density = _densities(dom, params, composite=True)
+    counts, density = densities(dom, params, composite=True)
     smoothed = smooth_with_siblings(dom, density, params["sibling_weight"])
     threshold = params["lambda_"] * float(smoothed[0])
     content = counts.is_element & (smoothed >= threshold)
