@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from contentx_udf import METHODS, extract, extract_all
 from contentx_udf.page.document import (
+    DEFAULT_LIMITS,
     Document,
     Limits,
     _flatten_slow,
@@ -93,6 +94,29 @@ def test_deep_nesting_is_bounded(depth):
     r = results["cectd-ds"]
     assert "deep paragraph text here" in r.text
     assert r.scores["dropped_deep_tags"] > 0
+
+
+@pytest.mark.parametrize(
+    "unit",
+    ["<div>x", "<div></span>", "<section><b>x</i>"],
+    ids=["never-closed", "stray-end-tags", "mismatched-end-tags"],
+)
+def test_nesting_without_matching_end_tags_is_bounded(unit):
+    # a parser ignores an end tag with no open element of its name: such pages nest as deep as
+    # their start tags (Lexbor's parse grows quadratically with the depth)
+    html = "<html><body>" + unit * 60_000 + "<p>after the soup</p></body></html>"
+    doc = Document.parse(html)
+    assert doc.notes["dropped_deep_tags"] > 0
+    assert int(doc.dom.depth.max()) <= DEFAULT_LIMITS.max_depth + 2
+    assert "after the soup" in doc.dom.full_text
+
+
+def test_many_shallow_elements_and_stray_end_tags_are_not_cut():
+    # 3,000 sibling sections and 3,000 stray end tags: the estimate stays shallow, nothing is dropped
+    html = "<html><body>" + "<section><p>item</p></section></span>" * 3000 + "</body></html>"
+    doc = Document.parse(html)
+    assert "dropped_deep_tags" not in doc.notes
+    assert doc.dom.full_text.count("item") == 3000
 
 
 def test_bound_nesting_keeps_text_and_shallow_pages():

@@ -64,14 +64,57 @@ DEFAULT_LIMITS = Limits()
 _TAG_TOKEN_RE = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:_-]*)[^>]*>")
 
 
+#: Tag names up to this long are told apart by the nesting estimate; an end tag of a longer name
+#: never lowers it (errs towards depth).
+NAME_WINDOW = 32
+
+
+def open_depths(name_ids: np.ndarray, closing: np.ndarray, counted: np.ndarray) -> np.ndarray:
+    """Estimated nesting depth of every tag token (of an opening tag: after it; of a closing tag:
+    before it) from the counted tokens' names.
+
+    Each name keeps its own count of open elements; an end tag lowers its name's count when it
+    is above zero and is otherwise ignored, as a parser ignores a stray end tag (``<div></span>``
+    repeated nests as deep as ``<div>`` alone).  The depth is the sum of the counts.  A parser's
+    end tag also closes the elements opened after its element, so the estimate errs towards
+    depth.  Vectorised: per-name prefix sums floored at zero (``x = S - min(0, min S)``).
+    """
+    n = name_ids.size
+    step = np.where(counted, np.where(closing, -1, 1), 0).astype(np.int64)
+    if n == 0:
+        return step
+    order = np.argsort(name_ids, kind="stable")
+    ids = name_ids.take(order)
+    start = np.ones(n, dtype=bool)
+    start[1:] = ids[1:] != ids[:-1]
+    segment = np.cumsum(start) - 1
+    starts = np.flatnonzero(start)
+    sums = np.cumsum(step.take(order))
+    before = np.concatenate(([0], sums))[starts].take(segment)
+    per_name = sums - before  # prefix sum of each name's steps
+    # running minimum within each name: later names get a smaller offset than earlier ones
+    big = 2 * n + 2
+    offset = (segment[-1] + 1 - segment) * big
+    running_min = np.minimum.accumulate(per_name + offset) - offset
+    count = per_name - np.minimum(running_min, 0)  # open elements of the name after the token
+    previous = np.zeros(n, dtype=np.int64)
+    previous[1:] = count[:-1]
+    previous[start] = 0
+    delta = np.empty(n, dtype=np.int64)
+    delta[order] = count - previous
+    after = np.cumsum(delta)
+    return np.where(closing, after - delta, after)
+
+
 def bound_nesting(html: str, max_depth: int) -> tuple[str, int]:
     """Drop start and end tags nested deeper than ``max_depth`` (their text is kept).
 
     Only container elements are counted (void elements and elements with optional end
-    tags are not), so the estimate errs towards the real depth.  Returns the new HTML and
-    the number of tags dropped.  Cheap exit when the page cannot be that deep.
+    tags are not) and the depth is :func:`open_depths`'s estimate, which errs towards the
+    real depth.  Returns the new HTML and the number of tags dropped.  Cheap exit when the
+    page has too few tags to be that deep.
     """
-    if html.count("</") <= max_depth:
+    if html.count("<") <= max_depth:
         return html, 0
     matches = list(_TAG_TOKEN_RE.finditer(html))
     if len(matches) <= max_depth:
@@ -79,10 +122,9 @@ def bound_nesting(html: str, max_depth: int) -> tuple[str, int]:
     names = [m.group(2).lower() for m in matches]
     closing = np.array([m.group(1) == "/" for m in matches])
     counted = np.array([n not in VOID_TAGS and n not in _OPTIONAL_END_TAGS for n in names])
-    step = np.where(counted, np.where(closing, -1, 1), 0)
-    depth_after = np.cumsum(step)
-    # depth of an opening tag = depth after it; of a closing tag = depth before it.
-    depth = np.where(closing, depth_after + 1, depth_after)
+    _, name_ids = np.unique(np.array(names, dtype=object), return_inverse=True)
+    long_name = np.array([len(n) >= NAME_WINDOW for n in names])
+    depth = open_depths(name_ids.reshape(-1), closing, counted & ~(closing & long_name))
     drop = counted & (depth > max_depth)
     if not drop.any():
         return html, 0
@@ -94,6 +136,53 @@ def bound_nesting(html: str, max_depth: int) -> tuple[str, int]:
         last = m.end()
     pieces.append(html[last:])
     return "".join(pieces), int(drop.sum())
+
+
+#: A hidden element this close to ``<body>`` (1 = a child of it) that holds more than
+#: ``HIDDEN_CONTENT_SHARE`` of the body's text is the page itself, hidden until a script shows
+#: it (an anti-flicker wrapper ``style="visibility:hidden"``): kept.
+HIDDEN_CONTENT_DEPTH = 2
+HIDDEN_CONTENT_SHARE = 0.5
+#: Below this many characters a hidden element is removed without measuring the body.
+HIDDEN_CONTENT_MIN_CHARS = 500
+#: React's streamed server rendering puts each resolved part of the page in ``<div hidden
+#: id="S:n">`` and a script moves it into place: the page's content, kept.
+_REACT_STREAMED_ID = re.compile(r"S:\d+$")
+
+
+def _shown_by_script(node, body, body_chars) -> bool:
+    """Whether the hidden element ``node`` is page content that a script reveals: a React
+    streamed part, or an element near ``<body>`` holding most of its text (``body_chars()``)."""
+    attrs = node.attributes
+    if node.tag == "div" and "hidden" in attrs and _REACT_STREAMED_ID.match(attrs.get("id") or ""):
+        return True
+    depth, up, body_id = 0, node, body.mem_id  # (a node's Python object is new at every access)
+    while up is not None and up.mem_id != body_id and depth <= HIDDEN_CONTENT_DEPTH:
+        up, depth = up.parent, depth + 1
+    if up is None or depth > HIDDEN_CONTENT_DEPTH:
+        return False
+    chars = len(node.text(deep=True))
+    return chars >= HIDDEN_CONTENT_MIN_CHARS and chars > HIDDEN_CONTENT_SHARE * body_chars()
+
+
+def _remove_unseen(scope, body) -> int:
+    """Remove the removed tags and the hidden elements under ``scope`` (later nodes first, so no
+    node is removed after its subtree was freed), except hidden page content that a script shows
+    (:func:`_shown_by_script`).  Returns how many hidden elements were kept."""
+    kept = 0
+    measured: list[int] = []
+
+    def body_chars() -> int:  # measured once, when first needed
+        if not measured:
+            measured.append(len(body.text(deep=True)))
+        return measured[0]
+
+    for node in reversed(scope.css(_CLEAN_SELECTOR)):
+        if body is not None and node.tag not in REMOVED_TAGS and _shown_by_script(node, body, body_chars):
+            kept += 1
+            continue
+        node.decompose()
+    return kept
 
 
 _BLOCK_END = np.array(["\x00"], dtype=object)
@@ -124,19 +213,19 @@ def nesting_within(data: bytes, max_depth: int) -> bool:
     """True when :func:`bound_nesting` would drop nothing from the page whose UTF-8 bytes are
     ``data``: the same tag tokens and depth estimate, found with numpy instead of a regex."""
     buf = np.frombuffer(data, dtype=np.uint8)
-    is_lt = buf == ord("<")
-    if buf.size < 2 or np.count_nonzero(is_lt[:-1] & (buf[1:] == ord("/"))) <= max_depth:
-        return True  # fewer end tags than max_depth (bytes.count(b"</") is 8 times slower)
-    opens = np.flatnonzero(is_lt)
-    closes_at = np.flatnonzero(buf == ord(">"))
-    padded = np.zeros(buf.size + 12, dtype=np.uint8)
-    padded[: buf.size] = buf
-    closing = padded[opens + 1] == ord("/")
-    name_at = opens + 1 + closing
-    tag = _LETTER_BYTES[padded[name_at]]
-    opens, closing, name_at = opens[tag], closing[tag], name_at[tag]
+    opens = np.flatnonzero(buf == ord("<"))
     if opens.size <= max_depth:
-        return True
+        return True  # fewer "<" than max_depth
+    last = buf.size - 1
+    closing = (opens < last) & (buf.take(opens + 1, mode="clip") == ord("/"))
+    name_at = opens + 1 + closing
+    tag = (name_at <= last) & _LETTER_BYTES[buf.take(name_at, mode="clip")]
+    if np.count_nonzero(tag & ~closing) <= max_depth:
+        return True  # fewer start tags than max_depth
+    opens, closing, name_at = opens[tag], closing[tag], name_at[tag]
+    padded = np.zeros(buf.size + NAME_WINDOW + 2, dtype=np.uint8)
+    padded[: buf.size] = buf
+    closes_at = np.flatnonzero(buf == ord(">"))
     # a token runs to the next ">": a "<" before it belongs to the previous token, and a
     # "<" with no ">" after it is no tag (the regex's ``[^>]*>``)
     gt_before = np.searchsorted(closes_at, opens)
@@ -144,13 +233,32 @@ def nesting_within(data: bytes, max_depth: int) -> bool:
     real[1:] &= gt_before[1:] > gt_before[:-1]
     window = _LOWER_BYTES[padded[name_at[:, None] + np.arange(9)]]
     in_name = _NAME_BYTES[window]
-    length = np.where(in_name.all(axis=1), 9, np.argmin(in_name, axis=1))
+    length = np.where(in_name.all(axis=1), 9, np.argmin(in_name, axis=1))  # 9: longer than 8
     window[:, :8][np.arange(8) >= length[:, None]] = 0
     keys = window[:, :8].copy().view("<u8")[:, 0]
     pos = np.minimum(np.searchsorted(_UNCOUNTED_KEYS, keys), _UNCOUNTED_KEYS.size - 1)
     uncounted = (length <= 8) & (_UNCOUNTED_KEYS[pos] == keys)
-    step = np.where(real & ~uncounted, np.where(closing, -1, 1), 0)
-    return int(np.cumsum(step).max()) <= max_depth
+    counted = real & ~uncounted
+    if np.count_nonzero(counted & ~closing) <= max_depth:
+        return True  # too few counted start tags to be that deep
+    # name ids: names up to 8 bytes by their key, longer ones by their first NAME_WINDOW bytes
+    # (read for those tokens only)
+    name_ids = np.empty(keys.size, dtype=np.int64)
+    short = length <= 8
+    _, short_ids = np.unique(keys[short], return_inverse=True)
+    name_ids[short] = short_ids.reshape(-1)
+    long_name = np.zeros(keys.size, dtype=bool)
+    if not short.all():
+        at = name_at[~short]
+        full = _LOWER_BYTES[padded[at[:, None] + np.arange(NAME_WINDOW)]]
+        in_full = _NAME_BYTES[full]
+        full_length = np.where(in_full.all(axis=1), NAME_WINDOW, np.argmin(in_full, axis=1))
+        full[np.arange(NAME_WINDOW) >= full_length[:, None]] = 0
+        _, long_ids = np.unique(np.ascontiguousarray(full).view(f"V{NAME_WINDOW}")[:, 0], return_inverse=True)
+        name_ids[~short] = long_ids.reshape(-1) + keys.size  # (above every short id)
+        long_name[~short] = full_length >= NAME_WINDOW
+    depth = open_depths(name_ids, closing, counted & ~(closing & long_name))
+    return not (counted & (depth > max_depth)).any()
 
 
 # --- the DOM view ---------------------------------------------------------------------
@@ -563,8 +671,9 @@ class Document:
         # there finds the removed tags and the hidden elements (<body> itself included); the
         # later nodes (descendants) go first, so no node is removed after its subtree was freed.
         scope = tree.body if tree.body is not None else tree
-        for node in reversed(scope.css(_CLEAN_SELECTOR)):
-            node.decompose()
+        kept_hidden = _remove_unseen(scope, tree.body)
+        if kept_hidden:
+            notes["kept_hidden_content"] = float(kept_hidden)
         if tree.body is None and tree.head is not None:  # a hidden <body> was removed
             tree.head.decompose()  # (the DOM view then reads the whole tree)
         return cls(
