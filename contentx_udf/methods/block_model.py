@@ -50,8 +50,14 @@ class BlockModel:
             raise ValueError("inconsistent block model arrays")
         if depth > 8:
             raise ValueError(f"block model trees of depth {depth}: at most 8 are supported")
-        object.__setattr__(self, "_flat_feature", self.split_feature.reshape(-1).astype(np.intp))
-        object.__setattr__(self, "_flat_border", self.split_border.reshape(-1).astype(np.float64))
+        # the distinct (column, border) splits: each is compared once, then gathered per tree level
+        pairs = np.stack(
+            [self.split_feature.reshape(-1).astype(np.float64), self.split_border.reshape(-1)], axis=1
+        )
+        distinct, split_of = np.unique(pairs, axis=0, return_inverse=True)
+        object.__setattr__(self, "_split_column", distinct[:, 0].astype(np.intp))
+        object.__setattr__(self, "_split_border", distinct[:, 1].copy())
+        object.__setattr__(self, "_split_of_level", split_of.reshape(-1).astype(np.intp))
         object.__setattr__(self, "_leaf_offset", np.arange(trees, dtype=np.intp) << depth)
         # 2**level per level: a leaf index fits a byte (depth <= 8)
         object.__setattr__(self, "_level_weights", np.left_shift(1, np.arange(depth)).astype(np.uint8))
@@ -69,15 +75,15 @@ class BlockModel:
         """Sum of the trees' leaf values for every row of ``matrix`` (the log-odds).
 
         Works on the transposed matrix so that the gather copies whole rows: one comparison of
-        every (tree, level) split with every block, then the levels' bits weighted by 2**level
-        are summed into a byte per (tree, block): the leaf.
+        every distinct split with every block, gathered for every (tree, level), then the levels'
+        bits weighted by 2**level are summed into a byte per (tree, block): the leaf.
         """
         rows = matrix.shape[0]
         if rows == 0 or self.trees == 0 or self.depth == 0:
             return np.full(rows, self.bias + float(self.leaf_values[:, 0].sum()), dtype=np.float64)
         columns = np.ascontiguousarray(matrix.T)
-        bits = columns.take(self._flat_feature, axis=0) > self._flat_border[:, None]
-        bits = bits.reshape(self.trees, self.depth, rows).view(np.uint8)
+        passed = columns.take(self._split_column, axis=0) > self._split_border[:, None]
+        bits = passed.take(self._split_of_level, axis=0).reshape(self.trees, self.depth, rows).view(np.uint8)
         leaf = np.einsum("tdn,d->tn", bits, self._level_weights, dtype=np.uint8).astype(np.intp)
         leaf += self._leaf_offset[:, None]
         return self._flat_leaves.take(leaf).sum(axis=0) + self.bias
