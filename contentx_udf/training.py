@@ -42,7 +42,7 @@ TRAIN_PARAMS: dict[str, Any] = {
     "depth": 6,
     "learning_rate": 0.1,
     "border_count": 64,
-    "l2_leaf_reg": 3.0,
+    "l2_leaf_reg": 10.0,
 }
 #: A block is a positive example when this share of its words is aligned with the gold text.
 LABEL_THRESHOLD = 0.5

@@ -10,8 +10,11 @@ once):
   Eq. 1-3); CETD's text density (Def. 1), composite text density (Def. 2) and DensitySum
   (Def. 3) of the owner and its ancestors, and whether CECTD-DS selects the block; a CCB-style
   content/code vector blurred over the blocks (CCB §III); CoreEx scores (§2.1) of the owner and
-  its ancestors and whether the CoreEx node's set holds the block; link density;
+  its ancestors and whether the CoreEx node's set holds the block; link density of the block
+  and (CoreEx's linkCnt/textCnt) of its parent and grandparent;
 * structure: owner tag, depth, relative position, enclosing ``article``/``main``/``nav``/...;
+* repeated structure: how many siblings of the owner and of its three nearest ancestors share
+  their tag and class (list items, cards, posts) and how often the block's text recurs;
 * class/id/role/itemprop keywords of the owner and of all its ancestors (comment, share, nav,
   footer, content, ...);
 * text shape: length, words, punctuation and sentence ends, digits, capitals, separators;
@@ -25,6 +28,7 @@ so no feature loops over nodes in Python; the only per-block Python is the block
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -127,6 +131,9 @@ _BASE_NAMES = (
     "ctd_rel_body", "ds_rel_max", "in_cectd", "in_cectd_target",
     # CoreEx
     "coreex", "coreex_parent", "coreex_grandparent", "in_coreex", "coreex_set_share",
+    "link_words_parent", "link_words_grandparent",
+    # repeated structure
+    "repeat_owner", "repeat_parent", "repeat_grandparent", "repeat_ggparent", "text_repeats",
     # keywords
     *(f"kw_{g}_near" for g in KEYWORD_GROUPS), *(f"kw_{g}_above" for g in KEYWORD_GROUPS),
     # page
@@ -149,8 +156,8 @@ _TOKEN_SPLIT = re.compile(r"[^a-z0-9]+")
 #: Bit set of each attribute token seen so far (tokens repeat across pages: a bounded cache).
 _TOKEN_BITS: dict[str, int] = {}
 _TOKEN_CACHE_SIZE = 200_000
-#: Bit set of each whole attribute value seen so far (same bound).
-_VALUE_BITS: dict[str, int] = {}
+#: Bit set of each (class, id, role, itemprop, itemtype) value seen so far (same bound).
+_VALUE_BITS: dict[tuple[str | None, ...], int] = {}
 
 
 def token_bits(token: str) -> int:
@@ -210,12 +217,6 @@ for _number, _chars in enumerate(_CHAR_CLASSES.values(), start=1):
 _CLASSES = len(_CHAR_CLASSES) + 1
 _SENTENCE_TAIL = frozenset(".!?:;\"'”’)。！？")
 _WORD_RE = re.compile(r"\w+")
-_WORD_OR_END_RE = re.compile(r"\w+|\n")
-
-
-def _in_set(words: set[str], tokens: np.ndarray) -> np.ndarray:
-    """Membership of every token of an object array in ``words`` (a C loop over the tokens)."""
-    return np.frompyfunc(words.__contains__, 1, 1)(tokens)
 
 
 #: Gaussian sigmas (in blocks) of the CETR and CCB signals over the block sequence.
@@ -262,37 +263,57 @@ def _or_down(dom: DomArrays, own: np.ndarray) -> np.ndarray:
         up = nxt
 
 
-def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> np.ndarray:
+def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Own keyword bit set of the elements above some block (the only ones any block reads),
-    from one CSS query for the elements with attributes."""
+    from one CSS query for the elements with attributes; and a hash of their class value."""
     own = np.zeros(dom.size, dtype=np.uint64)
+    class_hash = np.zeros(dom.size, dtype=np.int64)
     root = doc.tree.body if doc.tree.body is not None else doc.tree.root
     if root is None or dom.size == 0:
-        return own
+        return own, class_hash
     nodes = root.css(_ATTRIBUTE_SELECTOR)
     if not nodes:
-        return own
+        return own, class_hash
     marks = np.zeros(dom.size, dtype=bool)
     marks[first_nodes] = True
     above_blocks = dom.subtree_sum(marks) > 0
     index = dom.indices_of_parents(np.fromiter((n.mem_id for n in nodes), np.int64, len(nodes)))
     wanted = (index >= 0).nonzero()[0]
     wanted = wanted[above_blocks.take(index.take(wanted))]
+    wanted_nodes = index.take(wanted)
     seen = _VALUE_BITS  # attribute values repeat within a page (menu items) and a site (templates)
-    for k, i in zip(wanted.tolist(), index.take(wanted).tolist(), strict=True):
-        attrs = nodes[k].attributes
-        value = " ".join(v for a in _ATTRIBUTES if (v := attrs.get(a)))
-        bits = seen.get(value)
+    found_bits: list[int] = []
+    classes: list[str] = []
+    for k in wanted.tolist():
+        get = nodes[k].attributes.get
+        key = (get("class"), get("id"), get("role"), get("itemprop"), get("itemtype"))  # _ATTRIBUTES
+        bits = seen.get(key)
         if bits is None:
             bits = 0
-            for token in _TOKEN_SPLIT.split(value.lower()):
-                found = _TOKEN_BITS.get(token)
-                bits |= found if found is not None else token_bits(token)
+            for token in _TOKEN_SPLIT.split(" ".join(v for v in key if v).lower()):
+                known = _TOKEN_BITS.get(token)
+                bits |= known if known is not None else token_bits(token)
             if len(seen) >= _TOKEN_CACHE_SIZE:
                 seen.clear()
-            seen[value] = bits
-        own[i] = bits
-    return own
+            seen[key] = bits
+        found_bits.append(bits)
+        classes.append(key[0] or "")  # (the hash of "" is 0: no class)
+    own[wanted_nodes] = np.array(found_bits, dtype=np.uint64)
+    class_hash[wanted_nodes] = np.fromiter(map(hash, classes), np.int64, len(classes)) & 0xFFFFFFFF
+    return own, class_hash
+
+
+def _repeated_siblings(dom: DomArrays, class_hash: np.ndarray) -> np.ndarray:
+    """For every node, how many children of its parent share its tag and class (itself included):
+    the items of a list, the cards of a grid, the posts of a thread."""
+    elements = (~dom.is_text).nonzero()[0]
+    key = (dom.parent0.take(elements).astype(np.int64) << 40) | (
+        dom.small_tag_id.take(elements).astype(np.int64) << 32
+    )
+    _, inverse, counts = np.unique(key | class_hash.take(elements), return_inverse=True, return_counts=True)
+    out = np.ones(dom.size, dtype=np.int64)  # a text node is alone of its kind
+    out[elements] = counts.take(inverse.reshape(-1))
+    return out
 
 
 def _put_url_features(put, url: str | None) -> None:
@@ -371,19 +392,21 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     put("upper_ratio", classes[:, 4] / length1)
     put("separator_ratio", classes[:, 5] / length1)
     put("ends_like_sentence", [s[-1] in _SENTENCE_TAIL for s in texts])
+    lowered = [t.lower() for t in texts]
     title_words = set(_WORD_RE.findall((doc.title or "").lower()))
     if title_words:  # share of the title's words in each short block (one regex pass for all)
         short = (lengths <= 200).nonzero()[0]
-        # the words of all short blocks and a "\n" token closing each block (no block text has a
-        # newline), in one findall
-        found = _WORD_OR_END_RE.findall("\n".join([texts[i] for i in short.tolist()] + [""]).lower())
-        if len(found) > short.size:
-            tokens = np.array(found, dtype=object)
-            block_end = tokens == "\n"
-            where = np.add.accumulate(block_end) - block_end  # short block of every token
-            hit = _in_set(title_words, tokens).astype(bool) & ~block_end
+        short_texts = [lowered[i] for i in short.tolist()]
+        # the title's words as whole \w+ tokens: a word matches only where no word character
+        # touches it (the longest first), in the short blocks joined by newlines
+        pattern = re.compile(
+            r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(title_words, key=len, reverse=True))) + r")(?!\w)"
+        )
+        hits = [m.start() for m in pattern.finditer("\n".join(short_texts))]
+        if hits:
+            block_ends = np.add.accumulate(np.fromiter(map(len, short_texts), np.int64, len(short_texts)) + 1)
             overlap = np.zeros(nb)
-            overlap[short] = np.bincount(where, weights=hit, minlength=short.size)[: short.size]
+            overlap[short] = np.bincount(block_ends.searchsorted(hits, side="right"), minlength=short.size)
             put("title_overlap", np.minimum(overlap / len(title_words), 1.0))
 
     # --- links
@@ -474,10 +497,21 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
         best = int(score.argmax())
         members = (in_set & (dom.parent == best)).nonzero()[0]
         put("in_coreex", dom.within(members).take(first))
+    link_words = core_counts.link_cnt / np.maximum(core_counts.text_cnt, 1.0)
+    put("link_words_parent", link_words.take(owner_parent))
+    put("link_words_grandparent", link_words.take(owner_grandparent))
     put("coreex_set_share", set_text.take(owner_parent) / max(float(core_counts.text_cnt[0]), 1.0))
 
     # --- keywords of the owner (and its parent) and of all ancestors
-    own_keywords = _keyword_bits(doc, dom, first)
+    own_keywords, class_hash = _keyword_bits(doc, dom, first)
+    repeats = np.log1p(_repeated_siblings(dom, class_hash).astype(np.float64))
+    owner_ggparent = parent.take(owner_grandparent)
+    put("repeat_owner", repeats.take(owner))
+    put("repeat_parent", repeats.take(owner_parent))
+    put("repeat_grandparent", repeats.take(owner_grandparent))
+    put("repeat_ggparent", repeats.take(owner_ggparent))
+    same_text = Counter(lowered)
+    put("text_repeats", np.log([same_text[t] for t in lowered]))
     near = own_keywords.take(owner) | own_keywords.take(owner_parent)
     above = _or_down(dom, own_keywords).take(first) if own_keywords.any() else near
     near_start = _COLUMN[f"kw_{next(iter(KEYWORD_GROUPS))}_near"]

@@ -117,3 +117,23 @@ def test_empty_and_hostile_pages_give_valid_rows():
     one_line = "<p>" + "word " * 200_000 + "</p>"
     f = block_features(Document.parse(one_line))
     assert f.matrix.shape[0] == 1 and np.isfinite(f.matrix).all()
+
+
+def test_repeated_structure_and_repeated_text():
+    cards = "".join(
+        f"<div class='card'><h3>Product {i}</h3><p class='price'>Add to cart</p></div>" for i in range(6)
+    )
+    page = (
+        "<html><body><div class='grid'>" + cards + "</div>"
+        "<div class='intro'><p>" + ARTICLE[0] + "</p></div><div class='other'><p>Lonely note</p></div>"
+        "</body></html>"
+    )
+    features = block_features(Document.parse(page))
+    card_title = row_of(features, "Product 2")
+    price = row_of(features, "Add to cart")
+    para = row_of(features, "Paragraph 0")
+    # six sibling <div class='card'>: the card is the parent of the heading
+    assert card_title["repeat_parent"] == pytest.approx(np.log1p(6))
+    assert card_title["repeat_owner"] == pytest.approx(np.log1p(1))  # one <h3> per card
+    assert para["repeat_parent"] == pytest.approx(np.log1p(1))  # the intro and the other div differ
+    assert price["text_repeats"] == pytest.approx(np.log(6)) and card_title["text_repeats"] == 0.0
