@@ -116,6 +116,11 @@ def content_document(doc: Document) -> tuple[Document, bool]:
     if chars < NOSCRIPT_MIN_CHARS or chars <= NOSCRIPT_SHARE * doc.visible_chars:
         return doc, False
     view = Document.parse(f"<html><body>{inner}</body></html>", limits=doc.limits)
+    # the tag-stripped estimate counts what the parse drops (a <style> in <noscript>): decide on
+    # the view's visible text
+    seen = view.visible_chars
+    if seen < NOSCRIPT_MIN_CHARS or seen <= NOSCRIPT_SHARE * doc.visible_chars:
+        return doc, False
     view.title = doc.title
     view.url = doc.url
     return view, True

@@ -106,6 +106,36 @@ def open_depths(name_ids: np.ndarray, closing: np.ndarray, counted: np.ndarray) 
     return np.where(closing, after - delta, after)
 
 
+#: SVG elements that a self-closing tag ``<path ... />`` closes at once inside ``<svg>`` (foreign
+#: content honours "/>"; in HTML an unknown ``<path/>`` stays open).  None is an HTML name that
+#: leaves foreign content (``div``, ``p``, ``b``, ``font``...) or an HTML integration point
+#: (``title``, ``desc``, ``foreignObject``); all are at most 8 letters.
+SVG_LEAF_TAGS = frozenset(
+    "path g circle rect line polyline polygon ellipse use defs symbol stop clippath mask pattern "
+    "text tspan textpath filter image marker animate set mpath view switch metadata".split()
+)
+_HTML_SPACE = frozenset(" \t\n\r\f")
+
+
+def svg_leaves(leaf_name: np.ndarray, closed_start: np.ndarray, opens_svg: np.ndarray) -> np.ndarray:
+    """The self-closed SVG leaves inside ``<svg>``: start tags the nesting estimate does not count
+    (an icon set of 2,000 ``<path/>`` would otherwise look 2,000 deep).
+
+    ``leaf_name``: a start or end tag of :data:`SVG_LEAF_TAGS`; ``closed_start``: a start tag
+    ended by "/>" right after the name, a space or a quote (not inside an unquoted value:
+    ``d=x/>`` is no self-closing); ``opens_svg``: an ``<svg>`` start tag not ending with "/>".
+    A leaf is inside ``<svg>`` when the last token before it that is no leaf tag opens an
+    ``<svg>``: any other tag (an HTML tag, ``</svg>``, ``<foreignObject>``) may have left foreign
+    content, so after it every tag counts again (errs towards depth).
+    """
+    n = leaf_name.size
+    event = np.where(~leaf_name, np.arange(n), -1)
+    np.maximum.accumulate(event, out=event)
+    previous = np.concatenate(([-1], event[:-1]))
+    inside = (previous >= 0) & opens_svg.take(np.maximum(previous, 0))
+    return leaf_name & closed_start & inside
+
+
 def bound_nesting(html: str, max_depth: int) -> tuple[str, int]:
     """Drop start and end tags nested deeper than ``max_depth`` (their text is kept).
 
@@ -122,6 +152,18 @@ def bound_nesting(html: str, max_depth: int) -> tuple[str, int]:
     names = [m.group(2).lower() for m in matches]
     closing = np.array([m.group(1) == "/" for m in matches])
     counted = np.array([n not in VOID_TAGS and n not in _OPTIONAL_END_TAGS for n in names])
+    tokens = [m.group(0) for m in matches]
+    leaf_name = np.array([n in SVG_LEAF_TAGS for n in names])
+    leaf_closed = ~closing & np.array(
+        [
+            t.endswith("/>") and (t[-3] in _HTML_SPACE or t[-3] in "\"'" or len(t) == len(n) + 3)
+            for t, n in zip(tokens, names, strict=True)
+        ]
+    )
+    opens_svg = (
+        np.array([n == "svg" and not t.endswith("/>") for t, n in zip(tokens, names, strict=True)]) & ~closing
+    )
+    counted &= ~svg_leaves(leaf_name, leaf_closed, opens_svg)
     _, name_ids = np.unique(np.array(names, dtype=object), return_inverse=True)
     long_name = np.array([len(n) >= NAME_WINDOW for n in names])
     depth = open_depths(name_ids.reshape(-1), closing, counted & ~(closing & long_name))
@@ -202,6 +244,18 @@ _LETTER_BYTES = np.zeros(256, dtype=bool)
 _LETTER_BYTES[list(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")] = True
 _LOWER_BYTES = np.arange(256, dtype=np.uint8)
 _LOWER_BYTES[ord("A") : ord("Z") + 1] += 32
+_SPACE_OR_QUOTE_BYTES = np.zeros(256, dtype=bool)
+_SPACE_OR_QUOTE_BYTES[list(b" \t\n\r\f\"'")] = True
+_SLASH = ord("/")
+
+
+def _name_key(name: str) -> int:
+    """A tag name of at most 8 letters as the little-endian 8-byte key nesting_within reads."""
+    return int.from_bytes(name.encode().ljust(8, b"\0"), "little")
+
+
+_SVG_LEAF_KEYS = np.array(sorted(_name_key(n) for n in SVG_LEAF_TAGS), dtype=np.uint64)
+_SVG_KEY = np.uint64(_name_key("svg"))
 #: Tags not counted by :func:`bound_nesting`, as 8 little-endian bytes (all are <= 8 long).
 _UNCOUNTED_KEYS = np.array(
     sorted(int.from_bytes(n.encode().ljust(8, b"\0"), "little") for n in VOID_TAGS | _OPTIONAL_END_TAGS),
@@ -241,6 +295,17 @@ def nesting_within(data: bytes, max_depth: int) -> bool:
     counted = real & ~uncounted
     if np.count_nonzero(counted & ~closing) <= max_depth:
         return True  # too few counted start tags to be that deep
+    # self-closed SVG leaves inside <svg> (see svg_leaves); a "<" that is no token is no event
+    gt = closes_at.take(np.minimum(gt_before, closes_at.size - 1))
+    ends_closed = real & (padded.take(np.maximum(gt - 1, 0)) == _SLASH)
+    before_slash = padded.take(np.maximum(gt - 2, 0))
+    leaf_closed = (
+        ~closing & ends_closed & (_SPACE_OR_QUOTE_BYTES[before_slash] | (gt - 1 == name_at + length))
+    )
+    pos = np.minimum(np.searchsorted(_SVG_LEAF_KEYS, keys), _SVG_LEAF_KEYS.size - 1)
+    leaf_name = (length <= 8) & (_SVG_LEAF_KEYS[pos] == keys)
+    opens_svg = real & ~closing & (length == 3) & (keys == _SVG_KEY) & ~ends_closed
+    counted &= ~svg_leaves(leaf_name | ~real, leaf_closed, opens_svg)
     # name ids: names up to 8 bytes by their key, longer ones by their first NAME_WINDOW bytes
     # (read for those tokens only)
     name_ids = np.empty(keys.size, dtype=np.int64)

@@ -72,3 +72,16 @@ def test_noscript_view_is_not_used_when_the_body_has_the_text():
     html = f"<html><body>{article * 3}<noscript>{article}</noscript></body></html>"
     doc = Document.parse(html)
     assert content_document(doc)[1] is False
+
+
+def test_noscript_holding_styles_is_not_a_crawler_view():
+    # WordPress plugins put <style> rules in <noscript> (WCXB dev 0218, 0283): long once the tags
+    # are stripped, but nothing a crawler would read; the body keeps its blocks
+    article = "".join(f"<p>{'Visible words in the article body. ' * 6}</p>" for _ in range(3))
+    rules = "".join(f".card-{i} .wrapper{{opacity:1!important;visibility:visible}}" for i in range(60))
+    html = f"<html><head><noscript><style>{rules}</style></noscript></head><body>{article}</body></html>"
+    doc = Document.parse(html)
+    assert len(rules) > 2 * doc.visible_chars  # the regex estimate alone would pick the noscript
+    view, from_noscript = content_document(doc)
+    assert from_noscript is False and view is doc
+    assert page_blocks(view.dom).size == 3
