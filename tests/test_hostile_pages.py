@@ -117,6 +117,36 @@ def test_nesting_without_matching_end_tags_is_bounded(unit):
     assert "after the soup" in doc.dom.full_text
 
 
+def test_svg_icon_sets_are_not_deep():
+    # 3,000 self-closed paths in an inline SVG sprite (WCXB dev 2875, 0607, 0646 lost their text
+    # to the depth bound): foreign content closes them, nothing is dropped
+    icons = "".join(
+        f'<symbol id="i{k}"><g><path d="M0 {k}" fill="#fff"/><rect x="1"/></g></symbol>' for k in range(1500)
+    )
+    sprite = f'<svg style="display:none"><defs>{icons}</defs></svg>'
+    html = f"<html><body>{sprite}<p>text after the icons</p></body></html>"
+    doc = Document.parse(html)
+    assert "dropped_deep_tags" not in doc.notes
+    assert "text after the icons" in doc.dom.full_text
+
+
+@pytest.mark.parametrize(
+    "prefix, unit",
+    [
+        ("<svg><title>", "<path/>"),  # an HTML integration point: <path/> is an open HTML element
+        ("<svg><div>", "<path/>"),  # <div> leaves foreign content
+        ("<svg/>", "<path/>"),  # a self-closed <svg> opens nothing
+        ("<svg>", "<path d=x/>"),  # "/" inside an unquoted value: no self-closing
+    ],
+    ids=["title", "breakout", "self-closed-svg", "unquoted"],
+)
+def test_paths_outside_foreign_content_still_count(prefix, unit):
+    html = "<html><body>" + prefix + unit * 60_000 + "<p>after</p></body></html>"
+    doc = Document.parse(html)
+    assert doc.notes["dropped_deep_tags"] > 0
+    assert int(doc.dom.depth.max()) <= DEFAULT_LIMITS.max_depth + 2
+
+
 def test_many_shallow_elements_and_stray_end_tags_are_not_cut():
     # 3,000 sibling sections and 3,000 stray end tags: the estimate stays shallow, nothing is dropped
     html = "<html><body>" + "<section><p>item</p></section></span>" * 3000 + "</body></html>"
@@ -255,6 +285,7 @@ def test_mutated_real_pages_never_raise(data):
 _SOUP_NAMES = [
     "div", "p", "br", "img", "li", "span", "td", "colgroup", "DIV", "Td", "x-y", "a1", "b:c",
     "svg", "SVG", "path", "g", "foreignObject", "a-very-long-custom-element-name-over-32-letters",
+    "sodipodi:namedview", "x:y", "linearGradient", "feGaussianBlur", "style", "title",
 ]  # fmt: skip
 
 

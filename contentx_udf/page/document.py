@@ -109,10 +109,14 @@ def open_depths(name_ids: np.ndarray, closing: np.ndarray, counted: np.ndarray) 
 #: SVG elements that a self-closing tag ``<path ... />`` closes at once inside ``<svg>`` (foreign
 #: content honours "/>"; in HTML an unknown ``<path/>`` stays open).  None is an HTML name that
 #: leaves foreign content (``div``, ``p``, ``b``, ``font``...) or an HTML integration point
-#: (``title``, ``desc``, ``foreignObject``); all are at most 8 letters.
+#: (``title``, ``desc``, ``foreignObject``); SVG's own ``style``, ``script`` and ``a`` leave
+#: nothing either.
 SVG_LEAF_TAGS = frozenset(
     "path g circle rect line polyline polygon ellipse use defs symbol stop clippath mask pattern "
-    "text tspan textpath filter image marker animate set mpath view switch metadata".split()
+    "text tspan textpath filter image marker animate set mpath view switch metadata "
+    "lineargradient radialgradient animatemotion animatetransform fegaussianblur feoffset "
+    "feblend fecolormatrix fecomposite feflood femerge femergenode fedropshadow feturbulence "
+    "fedisplacementmap femorphology style script a".split()
 )
 _HTML_SPACE = frozenset(" \t\n\r\f")
 
@@ -121,12 +125,14 @@ def svg_leaves(leaf_name: np.ndarray, closed_start: np.ndarray, opens_svg: np.nd
     """The self-closed SVG leaves inside ``<svg>``: start tags the nesting estimate does not count
     (an icon set of 2,000 ``<path/>`` would otherwise look 2,000 deep).
 
-    ``leaf_name``: a start or end tag of :data:`SVG_LEAF_TAGS`; ``closed_start``: a start tag
-    ended by "/>" right after the name, a space or a quote (not inside an unquoted value:
-    ``d=x/>`` is no self-closing); ``opens_svg``: an ``<svg>`` start tag not ending with "/>".
-    A leaf is inside ``<svg>`` when the last token before it that is no leaf tag opens an
-    ``<svg>``: any other tag (an HTML tag, ``</svg>``, ``<foreignObject>``) may have left foreign
-    content, so after it every tag counts again (errs towards depth).
+    ``leaf_name``: a start or end tag of :data:`SVG_LEAF_TAGS` or with a ":" in its first 9
+    letters (``sodipodi:namedview``: no HTML element, so it never leaves foreign content);
+    ``closed_start``: a start tag ended by "/>" right after a name of at most 8 letters, a space
+    or a quote (not inside an unquoted value: ``d=x/>`` is no self-closing); ``opens_svg``: an
+    ``<svg>`` start tag not ending with "/>".  A leaf is inside ``<svg>`` when the last token
+    before it that is no leaf tag opens an ``<svg>``: any other tag (an HTML tag, ``</svg>``,
+    ``<foreignObject>``) may have left foreign content, so after it every tag counts again
+    (errs towards depth).
     """
     n = leaf_name.size
     event = np.where(~leaf_name, np.arange(n), -1)
@@ -153,10 +159,10 @@ def bound_nesting(html: str, max_depth: int) -> tuple[str, int]:
     closing = np.array([m.group(1) == "/" for m in matches])
     counted = np.array([n not in VOID_TAGS and n not in _OPTIONAL_END_TAGS for n in names])
     tokens = [m.group(0) for m in matches]
-    leaf_name = np.array([n in SVG_LEAF_TAGS for n in names])
+    leaf_name = np.array([n in SVG_LEAF_TAGS or ":" in n[:9] for n in names])
     leaf_closed = ~closing & np.array(
         [
-            t.endswith("/>") and (t[-3] in _HTML_SPACE or t[-3] in "\"'" or len(t) == len(n) + 3)
+            t.endswith("/>") and (t[-3] in _HTML_SPACE or t[-3] in "\"'" or len(t) == len(n) + 3 <= 11)
             for t, n in zip(tokens, names, strict=True)
         ]
     )
@@ -247,6 +253,7 @@ _LOWER_BYTES[ord("A") : ord("Z") + 1] += 32
 _SPACE_OR_QUOTE_BYTES = np.zeros(256, dtype=bool)
 _SPACE_OR_QUOTE_BYTES[list(b" \t\n\r\f\"'")] = True
 _SLASH = ord("/")
+_COLON = ord(":")
 
 
 def _name_key(name: str) -> int:
@@ -254,7 +261,11 @@ def _name_key(name: str) -> int:
     return int.from_bytes(name.encode().ljust(8, b"\0"), "little")
 
 
-_SVG_LEAF_KEYS = np.array(sorted(_name_key(n) for n in SVG_LEAF_TAGS), dtype=np.uint64)
+_SVG_LEAF_KEYS = np.array(sorted(_name_key(n) for n in SVG_LEAF_TAGS if len(n) <= 8), dtype=np.uint64)
+#: The longer SVG leaf names as nesting_within's NAME_WINDOW-byte rows.
+_SVG_LONG_LEAF_ROWS = np.array(
+    [n.encode().ljust(NAME_WINDOW, b"\0") for n in SVG_LEAF_TAGS if len(n) > 8], dtype=f"V{NAME_WINDOW}"
+)
 _SVG_KEY = np.uint64(_name_key("svg"))
 #: Tags not counted by :func:`bound_nesting`, as 8 little-endian bytes (all are <= 8 long).
 _UNCOUNTED_KEYS = np.array(
@@ -288,24 +299,13 @@ def nesting_within(data: bytes, max_depth: int) -> bool:
     window = _LOWER_BYTES[padded[name_at[:, None] + np.arange(9)]]
     in_name = _NAME_BYTES[window]
     length = np.where(in_name.all(axis=1), 9, np.argmin(in_name, axis=1))  # 9: longer than 8
-    window[:, :8][np.arange(8) >= length[:, None]] = 0
+    window[np.arange(9) >= length[:, None]] = 0
     keys = window[:, :8].copy().view("<u8")[:, 0]
     pos = np.minimum(np.searchsorted(_UNCOUNTED_KEYS, keys), _UNCOUNTED_KEYS.size - 1)
     uncounted = (length <= 8) & (_UNCOUNTED_KEYS[pos] == keys)
     counted = real & ~uncounted
     if np.count_nonzero(counted & ~closing) <= max_depth:
         return True  # too few counted start tags to be that deep
-    # self-closed SVG leaves inside <svg> (see svg_leaves); a "<" that is no token is no event
-    gt = closes_at.take(np.minimum(gt_before, closes_at.size - 1))
-    ends_closed = real & (padded.take(np.maximum(gt - 1, 0)) == _SLASH)
-    before_slash = padded.take(np.maximum(gt - 2, 0))
-    leaf_closed = (
-        ~closing & ends_closed & (_SPACE_OR_QUOTE_BYTES[before_slash] | (gt - 1 == name_at + length))
-    )
-    pos = np.minimum(np.searchsorted(_SVG_LEAF_KEYS, keys), _SVG_LEAF_KEYS.size - 1)
-    leaf_name = (length <= 8) & (_SVG_LEAF_KEYS[pos] == keys)
-    opens_svg = real & ~closing & (length == 3) & (keys == _SVG_KEY) & ~ends_closed
-    counted &= ~svg_leaves(leaf_name | ~real, leaf_closed, opens_svg)
     # name ids: names up to 8 bytes by their key, longer ones by their first NAME_WINDOW bytes
     # (read for those tokens only)
     name_ids = np.empty(keys.size, dtype=np.int64)
@@ -313,15 +313,32 @@ def nesting_within(data: bytes, max_depth: int) -> bool:
     _, short_ids = np.unique(keys[short], return_inverse=True)
     name_ids[short] = short_ids.reshape(-1)
     long_name = np.zeros(keys.size, dtype=bool)
+    long_leaf = np.zeros(keys.size, dtype=bool)
     if not short.all():
         at = name_at[~short]
         full = _LOWER_BYTES[padded[at[:, None] + np.arange(NAME_WINDOW)]]
         in_full = _NAME_BYTES[full]
         full_length = np.where(in_full.all(axis=1), NAME_WINDOW, np.argmin(in_full, axis=1))
         full[np.arange(NAME_WINDOW) >= full_length[:, None]] = 0
-        _, long_ids = np.unique(np.ascontiguousarray(full).view(f"V{NAME_WINDOW}")[:, 0], return_inverse=True)
+        rows = np.ascontiguousarray(full).view(f"V{NAME_WINDOW}")[:, 0]
+        _, long_ids = np.unique(rows, return_inverse=True)
+        long_leaf[~short] = np.isin(rows, _SVG_LONG_LEAF_ROWS)
         name_ids[~short] = long_ids.reshape(-1) + keys.size  # (above every short id)
         long_name[~short] = full_length >= NAME_WINDOW
+    # self-closed SVG leaves inside <svg> (see svg_leaves); a "<" that is no token is no event
+    gt = closes_at.take(np.minimum(gt_before, closes_at.size - 1))
+    ends_closed = real & (padded.take(np.maximum(gt - 1, 0)) == _SLASH)
+    before_slash = padded.take(np.maximum(gt - 2, 0))
+    leaf_closed = (
+        ~closing
+        & ends_closed
+        & (_SPACE_OR_QUOTE_BYTES[before_slash] | ((length <= 8) & (gt - 1 == name_at + length)))
+    )
+    pos = np.minimum(np.searchsorted(_SVG_LEAF_KEYS, keys), _SVG_LEAF_KEYS.size - 1)
+    leaf_name = ((length <= 8) & (_SVG_LEAF_KEYS[pos] == keys)) | long_leaf
+    opens_svg = real & ~closing & (length == 3) & (keys == _SVG_KEY) & ~ends_closed
+    namespaced = (window == _COLON).any(axis=1)  # (in the first 9 letters)
+    counted &= ~svg_leaves(leaf_name | namespaced | ~real, leaf_closed & real, opens_svg)
     depth = open_depths(name_ids, closing, counted & ~(closing & long_name))
     return not (counted & (depth > max_depth)).any()
 
