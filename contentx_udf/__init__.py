@@ -1,9 +1,9 @@
-"""contentx_udf: main-content extraction from HTML (CETR, CCB, CoreEx, CETD) and evaluation.
+"""contentx_udf: main-content extraction from HTML (CETR, CCB, CoreEx, CETD, combined) and evaluation.
 
 Public API::
 
     from contentx_udf import extract, extract_all, METHODS, Extraction
-    result = extract(html_bytes, "cectd-ds", content_type="text/html; charset=utf-8")
+    result = extract(html_bytes, content_type="text/html; charset=utf-8")  # DEFAULT_METHOD
     result.text, result.title, result.scores, result.status, result.error
 
 Every extractor is a pure function of a parsed :class:`~contentx_udf.page.document.Document`;

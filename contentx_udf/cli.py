@@ -71,7 +71,7 @@ def _build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--out", required=True, type=Path, metavar="FILE", help="model file to write (.npz)")
     tr.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     tr.add_argument("--iterations", type=int, help="boosting rounds (default: training.TRAIN_PARAMS)")
-    tr.add_argument("--threshold", type=float, help="decision threshold stored in the model (default 0.5)")
+    tr.add_argument("--threshold", type=float, help="decision threshold stored in the model (default 0.45)")
     tr.add_argument("--processes", type=int, help="processes computing features (default: cores)")
 
     sub.add_parser(

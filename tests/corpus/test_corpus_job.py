@@ -191,7 +191,8 @@ def test_exact_dedup_across_copies_of_a_warc(spark, tmp_path, capsys):
     for i in range(3):
         shutil.copy(TEST_DATA / "sample.warc.gz", copies / f"copy{i}.warc.gz")
     table = tmp_path / "table"
-    extract_job.run(JobConfig(inputs=[str(copies)], output=str(table), methods=("cectd-ds",)), spark=spark)
+    # the default method end to end: extraction, then the corpus job (both default to it)
+    extract_job.run(JobConfig(inputs=[str(copies)], output=str(table)), spark=spark)
     rows = spark.read.parquet(str(table)).where("status = 'ok'").select("text_hash").collect()
     distinct = len({r["text_hash"] for r in rows})
     assert len(rows) == 3 * distinct
