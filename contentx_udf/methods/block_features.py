@@ -38,8 +38,8 @@ from ..page.document import Document, DomArrays
 from ..page.tags import TAG_IDS
 from ..settings import DEFAULTS
 from .blocks import Blocks, page_blocks
-from .cetd import densities, density_sum, extract_by_density_sum
-from .coreex import coreex_counts, coreex_scores, word_counts
+from .cetd import densities, density_sum_selection
+from .coreex import cached_word_counts, coreex_analysis
 
 # --- vocabularies (changing any of them changes FEATURE_NAMES: retrain the model) ---------
 
@@ -176,8 +176,9 @@ def token_bits(token: str) -> int:
     return bits
 
 
-_ATTRIBUTE_SELECTOR = "[class], [id], [role], [itemprop], [itemtype]"
+#: The attributes read for keywords (the first is the class, also read for repeated structure).
 _ATTRIBUTES = ("class", "id", "role", "itemprop", "itemtype")
+_ATTRIBUTE_SELECTOR = ", ".join(f"[{a}]" for a in _ATTRIBUTES)
 
 
 def _tag_bits(groups: tuple[tuple[str, ...], ...]) -> np.ndarray:
@@ -285,8 +286,7 @@ def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> tup
     found_bits: list[int] = []
     classes: list[str] = []
     for k in wanted.tolist():
-        get = nodes[k].attributes.get
-        key = (get("class"), get("id"), get("role"), get("itemprop"), get("itemtype"))  # _ATTRIBUTES
+        key = tuple(map(nodes[k].attributes.get, _ATTRIBUTES))
         bits = seen.get(key)
         if bits is None:
             bits = 0
@@ -378,7 +378,7 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
 
     classes = np.bincount(unit_block * _CLASSES + _CLASS_OF.take(codes), minlength=nb * _CLASSES)
     classes = classes[: nb * _CLASSES].reshape(nb, _CLASSES).astype(np.float64)
-    words_per_node = word_counts(dom)
+    words_per_node = cached_word_counts(dom)
     words = np.maximum(per_block(words_per_node.take(text_nodes).astype(np.float64)), 1.0)
     length1 = np.maximum(lengths, 1.0)
     sentence_ends = classes[:, 2] + classes[:, 6]
@@ -461,10 +461,9 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     put("ccb_blur", smooth_gaussian(content, CCB_SIGMA))
     put("ccb_blur_wide", smooth_gaussian(content, CCB_WIDE_SIGMA))
 
-    # --- CETD (the same arrays as cectd-ds, cached on dom)
-    counts, density = densities(dom, DEFAULTS["cetd-ds"], composite=False)
-    _, composite = densities(dom, DEFAULTS["cectd-ds"], composite=True)
-    sums = density_sum(dom, composite, counts.is_element)
+    # --- CETD (the arrays and selection of cectd-ds with its defaults, cached on dom)
+    _, density = densities(dom, DEFAULTS["cetd-ds"], composite=False)
+    _, composite, sums, selection = density_sum_selection(dom, DEFAULTS["cectd-ds"], composite=True)
     finite_sums = np.maximum(np.where(np.isfinite(sums), sums, 0.0), 0.0)
     positive = np.maximum(composite, 0.0)
     put("td", np.log1p(density.take(owner)))
@@ -476,19 +475,13 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     put("ds_grandparent", np.log1p(finite_sums.take(owner_grandparent)))
     put("ctd_rel_body", composite.take(owner) / max(float(composite[0]), 1e-9))
     put("ds_rel_max", finite_sums.take(owner) / max(float(finite_sums.max()), 1e-9))
-    selection = extract_by_density_sum(
-        dom, composite, sums, counts.is_element, block_min_sum_ratio=0.5, prune_ratio=0.3
-    )
     nodes_per_block = np.maximum(np.bincount(block_of, minlength=nb), 1)
     put("in_cectd", per_block(selection.text_mask.take(text_nodes).astype(np.float64)) / nodes_per_block)
     target_end = dom.end[selection.target]
     put("in_cectd_target", (first >= selection.target) & (first < target_end))
 
-    # --- CoreEx (weights of settings.DEFAULTS["coreex"])
-    core_counts = coreex_counts(dom, words_per_node)
-    score, in_set, set_text, _ = coreex_scores(
-        dom, core_counts, subset_threshold=0.9, weight_ratio=0.9, weight_text=0.1
-    )
+    # --- CoreEx (settings.DEFAULTS["coreex"], shared with the coreex method through dom's cache)
+    core_counts, score, in_set, set_text, _ = coreex_analysis(dom, DEFAULTS["coreex"])
     finite_score = np.where(np.isfinite(score), score, 0.0)
     put("coreex", finite_score.take(owner))
     put("coreex_parent", finite_score.take(owner_parent))

@@ -371,23 +371,49 @@ def densities(dom: DomArrays, params: dict[str, Any], composite: bool) -> tuple[
     return counts, density
 
 
+#: The parameters a DensitySum selection depends on (its cache key).
+_SELECTION_PARAMS = (
+    "link_only_elements_as_links",
+    "loose_text_in_sum",
+    "lambda_",
+    "multiple_blocks",
+    "block_min_sum_ratio",
+    "prune_ratio",
+    "keep_path_text",
+)
+
+
+def density_sum_selection(
+    dom: DomArrays, params: dict[str, Any], composite: bool
+) -> tuple[NodeCounts, np.ndarray, np.ndarray, Selection]:
+    """Counts, (composite) text density, DensitySum and the §4.2 selection of a CETD-DS method
+    with ``params``, computed once per page and parameters (cached on ``dom``: ``combined`` reads
+    the ``cectd-ds`` selection that method made)."""
+    key = ("cetd.selection", composite, *(params[name] for name in _SELECTION_PARAMS))
+    cached = dom.cache.get(key)
+    if cached is None:
+        counts, density = densities(dom, params, composite)
+        sums = density_sum(dom, density, counts.is_element, loose_text_in_sum=params["loose_text_in_sum"])
+        sel = extract_by_density_sum(
+            dom,
+            density,
+            sums,
+            counts.is_element,
+            lambda_=params["lambda_"],
+            multiple_blocks=params["multiple_blocks"],
+            block_min_sum_ratio=params["block_min_sum_ratio"],
+            prune_ratio=params["prune_ratio"],
+            keep_path_text=params["keep_path_text"],
+        )
+        cached = dom.cache[key] = (counts, density, sums, sel)
+    return cached
+
+
 def _run_density_sum(doc: Document, params: dict[str, Any], composite: bool) -> MethodResult:
     dom = doc.dom
     if dom.size == 0 or dom.is_text[0]:
         return _empty_result()
-    counts, density = densities(dom, params, composite)
-    sums = density_sum(dom, density, counts.is_element, loose_text_in_sum=params["loose_text_in_sum"])
-    sel = extract_by_density_sum(
-        dom,
-        density,
-        sums,
-        counts.is_element,
-        lambda_=params["lambda_"],
-        multiple_blocks=params["multiple_blocks"],
-        block_min_sum_ratio=params["block_min_sum_ratio"],
-        prune_ratio=params["prune_ratio"],
-        keep_path_text=params["keep_path_text"],
-    )
+    _, density, sums, sel = density_sum_selection(dom, params, composite)
     scores = {
         "threshold": sel.threshold,
         "body_density": float(density[0]),

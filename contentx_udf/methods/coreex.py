@@ -48,6 +48,14 @@ _UTF16_SPACE_TABLE = np.zeros(0x10000, dtype=bool)
 _UTF16_SPACE_TABLE[: _SPACE_TABLE.size] = _SPACE_TABLE
 
 
+def cached_word_counts(dom: DomArrays) -> np.ndarray:
+    """:func:`word_counts`, once per page (cached on ``dom``: CoreEx and ``combined`` read it)."""
+    cached = dom.cache.get("coreex.word_counts")
+    if cached is None:
+        cached = dom.cache["coreex.word_counts"] = word_counts(dom)
+    return cached
+
+
 def word_counts(dom: DomArrays) -> np.ndarray:
     """Number of whitespace-separated words (``str.split``) of every text node (0 for elements).
 
@@ -127,6 +135,29 @@ def coreex_scores(
     return np.where(candidate, score, -np.inf), in_set, set_text, set_link
 
 
+def coreex_analysis(
+    dom: DomArrays, params: dict[str, Any]
+) -> tuple[CoreExCounts, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`coreex_counts` and :func:`coreex_scores` with ``params``, once per page and
+    parameters (cached on ``dom``: ``combined`` reads what ``coreex`` computed)."""
+    key = (
+        "coreex.analysis",
+        *(params[name] for name in ("ignore_form_tags", "subset_threshold", "weight_ratio", "weight_text")),
+    )
+    cached = dom.cache.get(key)
+    if cached is None:
+        counts = coreex_counts(dom, cached_word_counts(dom), ignore_form_tags=params["ignore_form_tags"])
+        scores = coreex_scores(
+            dom,
+            counts,
+            subset_threshold=params["subset_threshold"],
+            weight_ratio=params["weight_ratio"],
+            weight_text=params["weight_text"],
+        )
+        cached = dom.cache[key] = (counts, *scores)
+    return cached
+
+
 def best_node(dom: DomArrays, score: np.ndarray) -> int:
     """The highest score; ties go to the node higher in the tree, then to the earlier one (§2)."""
     top = (score == score.max()).nonzero()[0]
@@ -140,14 +171,7 @@ def coreex(doc: Document, params: dict[str, Any]) -> MethodResult:
     dom = doc.dom
     if dom.size == 0:
         return MethodResult(text="", scores={"best_score": 0.0})
-    counts = coreex_counts(dom, word_counts(dom), ignore_form_tags=params["ignore_form_tags"])
-    score, in_set, set_text, set_link = coreex_scores(
-        dom,
-        counts,
-        subset_threshold=params["subset_threshold"],
-        weight_ratio=params["weight_ratio"],
-        weight_text=params["weight_text"],
-    )
+    counts, score, in_set, set_text, set_link = coreex_analysis(dom, params)
     if not np.isfinite(score).any():
         return MethodResult(text="", scores={"best_score": 0.0, "page_text": float(counts.text_cnt[0])})
     best = best_node(dom, score)

@@ -269,7 +269,7 @@ _SVG_LONG_LEAF_ROWS = np.array(
 _SVG_KEY = np.uint64(_name_key("svg"))
 #: Tags not counted by :func:`bound_nesting`, as 8 little-endian bytes (all are <= 8 long).
 _UNCOUNTED_KEYS = np.array(
-    sorted(int.from_bytes(n.encode().ljust(8, b"\0"), "little") for n in VOID_TAGS | _OPTIONAL_END_TAGS),
+    sorted(_name_key(n) for n in VOID_TAGS | _OPTIONAL_END_TAGS),
     dtype=np.uint64,
 )
 
