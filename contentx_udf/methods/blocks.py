@@ -21,8 +21,6 @@ import numpy as np
 from ..page.document import Document, DomArrays, non_space_chars
 from .cetd import nearest_block
 
-_BLOCK_END = np.array(["\x00"], dtype=object)
-
 _TAG_RE = re.compile(r"<[^>]*>")
 
 #: The ``<noscript>`` view replaces the body when its text has at least this many non-space
@@ -69,11 +67,8 @@ def page_blocks(dom: DomArrays) -> Blocks:
             text_block=np.full(text_nodes.size, -1, dtype=np.int64), first_node=empty, owner=empty, texts=[]
         )
     kept_run = run.take(kept_nodes)
-    pieces = dom.text_array.take(kept_nodes)
     ends = (kept_run[1:] != kept_run[:-1]).nonzero()[0]
-    if ends.size:
-        pieces[ends] += _BLOCK_END  # an object array: a numpy str would drop the NUL
-    texts = [" ".join(s.split()) for s in "".join(pieces.tolist()).split("\x00")]
+    texts = dom.block_texts(kept_nodes)
     new_index = np.add.accumulate(has_text, dtype=np.int64) - 1
     text_block = np.where(has_text.take(run), new_index.take(run), -1)
     first_node = text_nodes.take(kept_nodes[np.concatenate(([0], ends + 1))])

@@ -500,16 +500,20 @@ class DomArrays:
         return text
 
     def _text_of(self, ordinal: np.ndarray) -> str:
+        return "\n".join(filter(None, self.block_texts(ordinal)))
+
+    def block_texts(self, ordinal: np.ndarray) -> list[str]:
+        """The text of each block that the text nodes ``ordinal`` (indices into
+        :attr:`text_nodes`, in order) fall in, whitespace collapsed (``""`` for a blank one)."""
         if ordinal.size == 0:
-            return ""
+            return []
         seq = self.text_block_seq.take(ordinal)
         texts = self.text_array.take(ordinal)
         # a "\x00" (in no text) closes each block but the last, then one join and split
         ends = (seq[1:] != seq[:-1]).nonzero()[0]
         if ends.size:
             texts[ends] += _BLOCK_END  # (an object array: a numpy str would drop the NUL)
-        blocks = "".join(texts.tolist()).split("\x00")
-        return "\n".join(filter(None, map(" ".join, map(str.split, blocks))))
+        return [" ".join(s.split()) for s in "".join(texts.tolist()).split("\x00")]
 
     def indices_of_parents(self, mem_ids: np.ndarray) -> np.ndarray:
         """Array index of each Lexbor node id in ``mem_ids`` that is the parent of some node
