@@ -42,7 +42,7 @@ def with_preference(df, keep: str):
     )
     fetched = F.coalesce(F.col("fetch_time"), F.to_timestamp(F.lit(_FAR_FUTURE)))
     shorter = -F.coalesce(F.col("text_length"), F.lit(0))
-    first = (fetched.alias("k1"), shorter.alias("k2")) if keep == "first" else (shorter, fetched)
+    first = (fetched, shorter) if keep == "first" else (shorter, fetched)
     return df.withColumn("doc_id", doc_id).withColumn(
         "pref", F.struct(first[0].alias("k1"), first[1].alias("k2"), F.col("doc_id").alias("k3"))
     )
@@ -91,9 +91,7 @@ def components(pairs, prefs):
     its connected component.  ``prefs``: ``(doc_id, pref)`` of the documents."""
     from pyspark.sql import functions as F
 
-    edges = (
-        pairs.union(pairs.select(F.col("b").alias("a"), F.col("a").alias("b"))).distinct().localCheckpoint()
-    )
+    edges = pairs.localCheckpoint()  # near_pairs gives each pair once in each direction
     labels = (
         edges.select(F.col("a").alias("doc_id"))
         .distinct()

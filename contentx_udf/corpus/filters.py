@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from ..errors import UserError
+from ..spark.inputs import is_remote, local_path
 from .config import CorpusConfig
 
 #: Filters in the order they are applied (the name is the ``drop`` value and the report's key).
@@ -39,15 +40,17 @@ def read_tables(spark, inputs: list[str]):
     """The union of the extraction tables ``inputs``; a path that is not one is a UserError."""
     from py4j.protocol import Py4JJavaError
     from pyspark.errors import AnalysisException
+    from pyspark.sql import functions as F
 
     frames = []
     for path in inputs:
-        if "://" not in path and not os.path.isdir(path):
-            raise UserError(
-                f"{path}: no such table directory" if not os.path.exists(path) else f"{path}: not a directory"
-            )
-        if "://" not in path and not any(n.startswith("method=") for n in os.listdir(path)):
-            raise UserError(f"{path} is not an extraction table (no method=<m> partition directories)")
+        if not is_remote(path):
+            local = local_path(path)
+            if not os.path.isdir(local):
+                missing = not os.path.exists(local)
+                raise UserError(f"{path}: no such table directory" if missing else f"{path}: not a directory")
+            if not any(n.startswith("method=") for n in os.listdir(local)):
+                raise UserError(f"{path} is not an extraction table (no method=<m> partition directories)")
         try:
             df = spark.read.parquet(path)
         except (AnalysisException, Py4JJavaError) as exc:
@@ -60,17 +63,11 @@ def read_tables(spark, inputs: list[str]):
                 f"(missing column(s): {', '.join(missing)}); "
                 "write it with `contentx run` / jobs/extract_warc.py"
             )
-        frames.append(df.select(*REQUIRED_COLUMNS).withColumn("_input", _input_index(len(frames))))
+        frames.append(df.select(*REQUIRED_COLUMNS).withColumn("_input", F.lit(len(frames))))
     out = frames[0]
     for df in frames[1:]:
         out = out.unionByName(df)
     return out
-
-
-def _input_index(i: int):
-    from pyspark.sql import functions as F
-
-    return F.lit(i)
 
 
 def check_method(df, method: str) -> None:

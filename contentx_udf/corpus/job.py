@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
-from ..errors import UserError
+from ..errors import UserError, job_main
+from ..spark.inputs import is_remote, local_path
 from ..spark.worker_env import check_java, spark_session
 from .config import CorpusConfig, build_config, build_parser
 from .dedup import exact_dedup, near_dedup, with_preference
@@ -47,11 +47,11 @@ TOP_HOSTS = 20
 
 
 def prepare_output(config: CorpusConfig) -> str:
-    if "://" in config.output:
+    if is_remote(config.output):
         raise UserError(
             f"--output must be a local directory (the report is written locally): {config.output}"
         )
-    out = os.path.abspath(config.output)
+    out = os.path.abspath(local_path(config.output))
     if os.path.exists(out):
         if not os.path.isdir(out):
             raise UserError(f"--output {config.output} is a file")
@@ -105,9 +105,6 @@ def run(config: CorpusConfig, spark) -> dict[str, Any]:
     rows.unpersist()
 
     kept_df = spark.read.parquet(documents)
-    totals = kept_df.agg(F.count("*").alias("n"), F.sum("text_length").alias("chars")).first()
-    kept = int(totals["n"])
-    dropped["near_duplicate"] = exact_kept - kept
     languages = [
         {"language": r["language"], "documents": r["documents"], "characters": int(r["characters"] or 0)}
         for r in kept_df.groupBy("language")
@@ -115,6 +112,8 @@ def run(config: CorpusConfig, spark) -> dict[str, Any]:
         .orderBy(F.desc("documents"), "language")
         .collect()
     ]
+    kept = sum(x["documents"] for x in languages)  # (the language groups include null)
+    dropped["near_duplicate"] = exact_kept - kept
     hist_counts = {
         r["bin"]: r["count"] for r in kept_df.groupBy(_length_bin().alias("bin")).count().collect()
     }
@@ -127,7 +126,7 @@ def run(config: CorpusConfig, spark) -> dict[str, Any]:
         "input_rows": input_rows,
         "dropped": dropped,
         "kept": kept,
-        "kept_characters": int(totals["chars"] or 0),
+        "kept_characters": sum(x["characters"] for x in languages),
         "languages": languages,
         "text_length_histogram": {label: hist_counts.get(label, 0) for label in length_bin_labels()},
         "top_hosts": [{"host": r["host"], "documents": r["count"]} for r in hosts],
@@ -139,21 +138,11 @@ def run(config: CorpusConfig, spark) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    try:
+    def body(args) -> int:
         config = build_config(args)
         check_java()
-        spark = spark_session("contentx-build-corpus")
-        report = run(config, spark)
+        report = run(config, spark_session("contentx-build-corpus"))
         print("\n" + "\n".join(summary_lines(report)))
         return 0
-    except UserError as exc:
-        print(f"build_corpus: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("build_corpus: interrupted", file=sys.stderr)
-        return 130
+
+    return job_main("build_corpus", argv, build_parser(), body)

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import UserError
 from ..settings import DEFAULT_METHOD, METHODS, resolve_params
-from .inputs import _is_remote
+from .inputs import is_remote
 from .worker_env import CONF_DIR
 
 #: Default payload cut, as Common Crawl's own (it truncates payloads at 1 MiB).
@@ -128,7 +128,7 @@ def build_config(args: argparse.Namespace) -> JobConfig:
     writer = pick("writer", "auto")
     if writer not in WRITERS:
         raise UserError(f"--writer must be one of {', '.join(WRITERS)}, got {writer!r}")
-    if writer == "arrow" and _is_remote(args.output):
+    if writer == "arrow" and is_remote(args.output):
         raise UserError(
             f"--writer arrow writes local paths only; use --writer spark (or auto) for {args.output}"
         )
@@ -154,7 +154,7 @@ def build_config(args: argparse.Namespace) -> JobConfig:
 def output_writer(config: JobConfig) -> str:
     """``arrow`` or ``spark``: ``auto`` picks the workers' pyarrow writer for local outputs."""
     if config.writer == "auto":
-        return "spark" if _is_remote(config.output) else "arrow"
+        return "spark" if is_remote(config.output) else "arrow"
     return config.writer
 
 

@@ -17,12 +17,12 @@ def _is_url(path: str) -> bool:
     return bool(re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", path))
 
 
-def _is_remote(path: str) -> bool:
+def is_remote(path: str) -> bool:
     """A URL other than ``file://`` (https, s3, s3a, hdfs, ...)."""
     return _is_url(path) and not path.startswith("file://")
 
 
-def _local_path(path: str) -> str:
+def local_path(path: str) -> str:
     """A local path or ``file://`` URL as a local path."""
     return path[len("file://") :] if path.startswith("file://") else path
 
@@ -32,7 +32,7 @@ def _is_listing(path: str) -> bool:
 
 
 def _read_listing(path: str) -> list[str]:
-    if _is_remote(path):
+    if is_remote(path):
         from ..warc.inputs import open_input
 
         try:
@@ -44,7 +44,7 @@ def _read_listing(path: str) -> list[str]:
         except (OSError, ValueError, EOFError) as exc:  # missing, denied, no boto3, not gzip/UTF-8
             raise UserError(f"cannot read input listing {path}: {exc}") from None
     else:
-        local = _local_path(path)
+        local = local_path(path)
         if not os.path.exists(local):
             raise UserError(f"input listing not found: {path}")
         opener = gzip.open if local.endswith(".gz") else open
@@ -88,10 +88,10 @@ def expand_inputs(inputs: Sequence[str], base_url: str | None) -> list[tuple[str
                 else:
                     found.append((_join_base(base_url, rel), rel))
             continue
-        if _is_remote(item):
+        if is_remote(item):
             found.append((item, item))
             continue
-        local = _local_path(item)
+        local = local_path(item)
         if any(ch in local for ch in "*?["):
             matches = sorted(glob.glob(local, recursive=True))
             files = [m for m in matches if os.path.isfile(m)]
@@ -153,10 +153,10 @@ def plan_tasks(
 
 
 def _input_size(location: str) -> int | None:
-    if _is_remote(location):
+    if is_remote(location):
         return None
     try:
-        return os.path.getsize(_local_path(location))
+        return os.path.getsize(local_path(location))
     except OSError:
         return None  # reported by the task that tries to read it
 

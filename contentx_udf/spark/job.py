@@ -33,9 +33,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import UserError
+from ..errors import UserError, job_main
 from .config import JobConfig, build_config, build_parser, output_writer
-from .inputs import _local_path, expand_inputs, input_frame
+from .inputs import expand_inputs, input_frame, local_path
 from .output import (
     STAGING,
     LocalOutputStore,
@@ -87,7 +87,7 @@ def run_batch(
         partition_fn = count_files(partition_fn, progress.files)
     if output_writer(config) == "arrow":
         # the workers write the Parquet files: no row crosses into the JVM
-        settings.write_dir = os.path.abspath(_local_path(staging))
+        settings.write_dir = os.path.abspath(local_path(staging))
         settings.compression = _parquet_codec(spark)
         stats = inputs.mapInArrow(partition_fn, STATS_COLUMNS).collect()
         missing = {name for _loc, name in files} - {row["warc_filename"] for row in stats}
@@ -209,12 +209,7 @@ def print_summary(summary: dict[str, Any], spark=None, show_rows: int = 3, out=s
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    try:
+    def body(args) -> int:
         config = build_config(args)
         files = expand_inputs(config.inputs, config.input_base_url)
         check_local_output(config.output)
@@ -223,12 +218,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         summary = run(config, spark=spark, files=files)
         print_summary(summary, spark, config.show_rows)
         return 0
-    except UserError as exc:
-        print(f"extract_warc: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("extract_warc: interrupted; re-run with --resume to continue", file=sys.stderr)
-        return 130
+
+    return job_main(
+        "extract_warc", argv, build_parser(), body, "interrupted; re-run with --resume to continue"
+    )
 
 
 __all__ = ["JobConfig", "UserError", "build_config", "build_parser", "expand_inputs", "main", "run"]

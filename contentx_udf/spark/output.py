@@ -15,7 +15,7 @@ import shutil
 
 from ..errors import UserError
 from .config import JobConfig
-from .inputs import _is_remote, _local_path
+from .inputs import is_remote, local_path
 from .worker import FILES_METHOD
 
 
@@ -79,7 +79,7 @@ class LocalOutputStore:
     """
 
     def __init__(self, output: str):
-        self.output = _local_path(output).rstrip("/") or "/"
+        self.output = local_path(output).rstrip("/") or "/"
 
     def local(self, *parts: str) -> str:
         return os.path.join(self.output, *parts)
@@ -124,7 +124,7 @@ class LocalOutputStore:
 
 def output_store(spark, output: str) -> OutputStore | LocalOutputStore:
     """A local store for local paths (fast renames), Hadoop's FileSystem for everything else."""
-    if not _is_remote(output):
+    if not is_remote(output):
         return LocalOutputStore(output)
     return OutputStore(spark, output)
 
@@ -202,9 +202,9 @@ def commit_batch(store: OutputStore | LocalOutputStore, batch_id: str, names: li
 
 def check_local_output(output: str) -> None:
     """Early, Spark-free check of a local output path (remote ones are checked by Hadoop)."""
-    if _is_remote(output):
+    if is_remote(output):
         return
-    local = _local_path(output)
+    local = local_path(output)
     if os.path.isfile(local):
         raise UserError(f"output path is a file, not a directory: {output}")
     parent = os.path.dirname(os.path.abspath(local))
