@@ -44,10 +44,7 @@ def main() -> int:
         runs = evaluation.run_method(pages, name, lambda html, method, fn=fn, **_: _Result(fn(html) or ""))
         results.append(evaluation.score_runs(pages, name, runs))
     if args.folds:
-        rows = training.build_rows(pages)
-        texts = training.cross_validate(rows, args.folds, seed=args.seed, threads=2)
-        runs = [evaluation.PageRun(text, None, 0.0) for text in texts]
-        results.append(evaluation.score_runs(pages, f"combined ({args.folds}-fold CV)", runs))
+        results.append(training.cross_validated_result(pages, args.folds, seed=args.seed, threads=2))
     print(evaluation.format_table(results), end="")
     print("RESULT " + " ".join(f"{r.method.replace(' ', '_')}={r.f1:.3f}" for r in results))
     return 0

@@ -11,7 +11,6 @@ import importlib
 import json
 import os
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -178,20 +177,17 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
 def _cross_validated(pages, folds: int, seed: int, n_bootstrap: int):
     """``combined`` scored by grouped K-fold cross-validation (each page by a model that saw no page
     of its site)."""
-    from contentx_udf import evaluation, training
+    from contentx_udf import training
 
     def say(line: str) -> None:
         print(f"{PROG} evaluate: {line}", file=sys.stderr, flush=True)
 
-    started = time.perf_counter()
-    rows = training.build_rows(pages)
     try:
-        texts = training.cross_validate(rows, folds, seed=seed, progress=say, threads=os.cpu_count() or 1)
+        return training.cross_validated_result(
+            pages, folds, seed=seed, threads=os.cpu_count() or 1, progress=say, n_bootstrap=n_bootstrap
+        )
     except (ValueError, RuntimeError) as e:
         raise UserError(str(e)) from e
-    per_page = (time.perf_counter() - started) / max(len(pages), 1)
-    runs = [evaluation.PageRun(text, None, per_page) for text in texts]
-    return evaluation.score_runs(pages, f"combined ({folds}-fold CV)", runs, n_bootstrap=n_bootstrap)
 
 
 def _cmd_train(args: argparse.Namespace) -> int:

@@ -164,14 +164,15 @@ class WordScore:
     f1: float
 
 
-def word_scores(pred: str | None, gold: str | None) -> WordScore:
+def word_scores(pred: str | Sequence[str] | None, gold: str | Sequence[str] | None) -> WordScore:
     r"""Per-page bag-of-words P/R/F1 over lowercased ``\w+`` tokens, as WCXB's ``evaluate.py``.
 
     The overlap is the multiset intersection (a word counts as often as it occurs in both texts):
     P = overlap / |pred|, R = overlap / |gold|.  An empty gold scores (1, 1, 1) when the prediction is
     empty too and (0, 0, 0) otherwise; an empty prediction for a non-empty gold scores (0, 0, 0).
     """
-    p, g = word_tokens(pred), word_tokens(gold)
+    p = pred if isinstance(pred, list) else word_tokens(pred)  # (texts or their word_tokens)
+    g = gold if isinstance(gold, list) else word_tokens(gold)
     if not g:
         return WordScore(1.0, 1.0, 1.0) if not p else WordScore(0.0, 0.0, 0.0)
     if not p:
@@ -370,7 +371,8 @@ def _page_type(name: str | None) -> str | None:
     return "collection" if name == "category" else name
 
 
-def _host(url: str | None) -> str | None:
+def url_host(url: str | None) -> str | None:
+    """The host of ``url`` without ``www.`` (None for none or a malformed URL)."""
     from urllib.parse import urlsplit
 
     try:
@@ -425,7 +427,7 @@ def _load_wcxb(root: Path) -> list[GoldPage]:
         declared = internal.get("page_type") if isinstance(internal, dict) else None
         primary = declared.get("primary") if isinstance(declared, dict) else declared
         page_type = _page_type(entry.get("page_type")) or _page_type(primary) or "article"
-        domain = entry.get("domain") if isinstance(entry.get("domain"), str) else _host(url)
+        domain = entry.get("domain") if isinstance(entry.get("domain"), str) else url_host(url)
         pages.append(
             GoldPage(
                 page_id,
@@ -635,7 +637,7 @@ def score_runs(
             first_error = first_error or f"{page.id}: {run.error}"
         if wcxb:
             ptoks, gtoks = word_tokens(run.text), word_tokens(page.text)
-            ws = word_scores(run.text, page.text)
+            ws = word_scores(ptoks, gtoks)
             words.append(ws)
             with_rates.append(snippet_rate(run.text, page.with_snippets or ()))
             without_rates.append(snippet_rate(run.text, page.without_snippets or ()))

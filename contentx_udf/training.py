@@ -15,26 +15,23 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-import re
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import numpy as np
 
-from .evaluation import GoldPage
+from .evaluation import GoldPage, PageRun, score_runs, url_host, word_tokens
 from .methods.block_features import FEATURE_NAMES, block_features
 from .methods.block_model import BlockModel
 from .methods.blocks import content_document
 from .methods.combined import select_blocks
 from .page.document import Document
 from .settings import DEFAULTS
-
-_WORD_RE = re.compile(r"\w+")
 
 #: Training parameters (CatBoost names).  Chosen by 5-fold grouped cross-validation on WCXB dev.
 TRAIN_PARAMS: dict[str, Any] = {
@@ -51,11 +48,6 @@ LABEL_THRESHOLD = 0.5
 DEFAULT_THRESHOLD = 0.45
 
 
-def words(text: str) -> list[str]:
-    """Lower-cased ``\\w+`` tokens (the WCXB metric's words)."""
-    return _WORD_RE.findall(text.lower())
-
-
 def block_labels(texts: Sequence[str], gold: str) -> np.ndarray:
     """Share of each block's words found in the gold text, in context.
 
@@ -63,13 +55,16 @@ def block_labels(texts: Sequence[str], gold: str) -> np.ndarray:
     text.  Two words: whether the bigram occurs.  One word: whether it occurs at all (such
     blocks weigh little in training: examples are weighted by their words).
     """
-    gold_words = words(gold)
+    return _labels([word_tokens(t) for t in texts], word_tokens(gold))
+
+
+def _labels(block_words: Sequence[list[str]], gold_words: list[str]) -> np.ndarray:
+    """:func:`block_labels` of blocks and a gold text given as their words."""
     unigrams = set(gold_words)
     bigrams = set(zip(gold_words, gold_words[1:], strict=False))
     trigrams = set(zip(gold_words, gold_words[1:], gold_words[2:], strict=False))
-    out = np.zeros(len(texts), dtype=np.float64)
-    for i, text in enumerate(texts):
-        w = words(text)
+    out = np.zeros(len(block_words), dtype=np.float64)
+    for i, w in enumerate(block_words):
         if len(w) >= 3:
             grams = list(zip(w, w[1:], w[2:], strict=False))
             out[i] = sum(g in trigrams for g in grams) / len(grams)
@@ -99,24 +94,23 @@ def page_rows(page: GoldPage) -> PageRows:
     doc, from_noscript = content_document(Document.parse(page.html, url=page.url))
     features = block_features(doc, noscript_view=from_noscript)
     texts = features.blocks.texts
+    block_words = [word_tokens(t) for t in texts]
+    gold_words = word_tokens(page.text)
     return PageRows(
         page_id=page.id,
         group=page_group(page),
         matrix=features.matrix,
-        labels=block_labels(texts, page.text),
-        weights=np.array([len(words(t)) for t in texts], dtype=np.float64),
+        labels=_labels(block_words, gold_words),
+        weights=np.fromiter(map(len, block_words), np.float64, len(block_words)),
         texts=texts,
         heading=features.column("heading") > 0,
-        gold_words=len(words(page.text)),
+        gold_words=len(gold_words),
     )
 
 
 def page_group(page: GoldPage) -> str:
     """The site of a page: its recorded domain, else its URL's host without ``www.``, else its id."""
-    if page.domain:
-        return page.domain
-    host = urlsplit(page.url or "").hostname or ""
-    return host.removeprefix("www.") or page.id
+    return page.domain or url_host(page.url) or page.id
 
 
 def build_rows(pages: Sequence[GoldPage], processes: int | None = None) -> list[PageRows]:
@@ -209,17 +203,12 @@ def _convert(classifier, threshold: float, info: dict[str, Any]) -> BlockModel:
     )
 
 
-def predicted_text(model: BlockModel, rows: PageRows, threshold: float | None = None) -> str:
+def predicted_text(model: BlockModel, rows: PageRows) -> str:
     """The text ``combined`` extracts from a page's rows with ``model`` (same selection rule)."""
     if rows.labels.size == 0:
         return ""
     probability = model.predict(rows.matrix)
-    keep = select_blocks(
-        probability,
-        rows.heading,
-        model.threshold if threshold is None else threshold,
-        DEFAULTS["combined"]["heading_window"],
-    )
+    keep = select_blocks(probability, rows.heading, model.threshold, DEFAULTS["combined"]["heading_window"])
     return "\n".join(rows.texts[i] for i in keep.nonzero()[0].tolist())
 
 
@@ -269,6 +258,24 @@ def cross_validate(
         if progress:
             progress(f"fold {k + 1}/{folds}: trained on {len(rows) - len(held_out)} pages")
     return texts
+
+
+def cross_validated_result(
+    pages: Sequence[GoldPage],
+    folds: int,
+    *,
+    seed: int = 0,
+    threads: int = 1,
+    progress: Callable[[str], None] | None = None,
+    n_bootstrap: int = 0,
+):
+    """``combined`` scored on ``pages`` by grouped K-fold cross-validation (each page by a model
+    that saw no page of its site): a row of ``contentx evaluate``'s table."""
+    started = time.perf_counter()
+    texts = cross_validate(build_rows(pages), folds, seed=seed, progress=progress, threads=threads)
+    per_page = (time.perf_counter() - started) / max(len(pages), 1)
+    runs = [PageRun(text, None, per_page) for text in texts]
+    return score_runs(pages, f"combined ({folds}-fold CV)", runs, n_bootstrap=n_bootstrap)
 
 
 def describe_training(gold_dirs: Sequence[str | Path], pages: int, seed: int) -> dict[str, Any]:
