@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from contentx_udf.page.document import TAG_IDS
 
 #: Eight article paragraphs of ~170 characters each.
@@ -30,3 +32,11 @@ def assert_not_failed(result) -> None:
     empty = not result.text.strip()
     assert (result.status == "empty") == empty, (result.method, result.status, result.text[:80])
     assert (result.error is not None) == (result.status == "empty"), (result.method, result.error)
+
+
+def write_pairs(root: Path, pages: dict[str, tuple[str, str]]) -> None:
+    """A gold set in the plain layout: ``NAME.html`` + ``NAME.txt`` for every ``(html, text)``."""
+    root.mkdir(parents=True, exist_ok=True)
+    for name, (html, text) in pages.items():
+        (root / f"{name}.html").write_text(html, encoding="utf-8")
+        (root / f"{name}.txt").write_text(text, encoding="utf-8")

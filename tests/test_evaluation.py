@@ -44,6 +44,7 @@ from contentx_udf.evaluation import (
 )
 
 from .conftest import SHARED, shared_or_skip
+from .helpers import write_pairs
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -252,13 +253,6 @@ def write_scrapinghub(root: Path, pages: dict[str, tuple[str, str]]) -> None:
         (root / "html" / f"{pid}.html.gz").write_bytes(gzip.compress(html.encode()))
         truth[pid] = {"articleBody": text, "url": f"https://example.com/{pid}"}
     (root / "ground-truth.json").write_text(json.dumps(truth), encoding="utf-8")
-
-
-def write_pairs(root: Path, pages: dict[str, tuple[str, str]]) -> None:
-    root.mkdir(parents=True, exist_ok=True)
-    for name, (html, text) in pages.items():
-        (root / f"{name}.html").write_text(html, encoding="utf-8")
-        (root / f"{name}.txt").write_text(text, encoding="utf-8")
 
 
 def test_load_gold_scrapinghub(tmp_path):

@@ -22,6 +22,8 @@ from contentx_udf.training import (
     predicted_text,
 )
 
+from .helpers import write_pairs
+
 TOPICS = ["river", "garden", "engine", "library", "harbour", "orchard", "violin", "glacier"]
 
 
@@ -107,13 +109,9 @@ def test_a_model_trained_here_separates_content_from_boilerplate():
     assert len(texts) == len(rows) and all("study" in t for t in texts)
 
 
-def write_pairs(directory, seeds) -> None:
+def write_synthetic_gold(directory, seeds) -> None:
     """A gold set in the NAME.html + NAME.txt layout made of synthetic pages."""
-    directory.mkdir()
-    for seed in seeds:
-        html, gold = synthetic_page(seed)
-        (directory / f"p{seed:02d}.html").write_text(html, encoding="utf-8")
-        (directory / f"p{seed:02d}.txt").write_text(gold, encoding="utf-8")
+    write_pairs(directory, {f"p{seed:02d}": synthetic_page(seed) for seed in seeds})
 
 
 def test_contentx_train_writes_a_model_that_combined_can_use(tmp_path, capsys):
@@ -121,7 +119,7 @@ def test_contentx_train_writes_a_model_that_combined_can_use(tmp_path, capsys):
     from contentx_udf import cli, extract
     from contentx_udf.methods.block_model import BlockModel
 
-    write_pairs(tmp_path / "gold", range(6))
+    write_synthetic_gold(tmp_path / "gold", range(6))
     out = tmp_path / "model.npz"
     args = ["train", "--gold", str(tmp_path / "gold"), "--out", str(out), "--iterations", "30"]
     assert cli.main(args) == 0
@@ -143,7 +141,7 @@ def test_contentx_train_and_folds_user_errors(tmp_path, capsys):
     assert "error:" in capsys.readouterr().err
     assert cli.main(["train", "--gold", str(tmp_path), "--out", str(tmp_path / "no" / "m.npz")]) == 2
     assert "no such directory" in capsys.readouterr().err
-    write_pairs(tmp_path / "gold", range(3))
+    write_synthetic_gold(tmp_path / "gold", range(3))
     assert (
         cli.main(["evaluate", "--gold", str(tmp_path / "gold"), "--methods", "cectd-ds", "--folds", "1"]) == 2
     )
@@ -154,7 +152,7 @@ def test_evaluate_folds_scores_combined_by_cross_validation(tmp_path, capsys):
     pytest.importorskip("catboost")
     from contentx_udf import cli
 
-    write_pairs(tmp_path / "gold", range(6))
+    write_synthetic_gold(tmp_path / "gold", range(6))
     args = ["evaluate", "--gold", str(tmp_path / "gold"), "--methods", "cectd-ds", "--folds", "2"]
     assert cli.main(args) == 0
     out = capsys.readouterr().out

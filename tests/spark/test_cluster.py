@@ -30,7 +30,7 @@ from contentx_udf.spark.config import JobConfig
 from contentx_udf.spark.inputs import expand_inputs
 
 from ..conftest import SHARED_WARC, TEST_DATA
-from .cluster import REPO, StandaloneCluster, free_port, loopback_env
+from .cluster import REPO, StandaloneCluster, free_port, run_local
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 
@@ -54,12 +54,6 @@ def table_rows(out: Path) -> list[tuple]:
         columns=["warc_filename", "warc_record_offset", "method", "status", "text", "error"]
     )
     return sorted(tuple(r.values()) for r in table.to_pylist())
-
-
-def relative(rows: list[tuple], root: Path) -> list[tuple]:
-    """``warc_filename`` relative to ``root`` (a local run's absolute paths vs a listing's)."""
-    prefix = str(root) + os.sep
-    return sorted((r[0].removeprefix(prefix), *r[1:]) for r in rows)
 
 
 def check_run(proc: subprocess.CompletedProcess) -> None:
@@ -202,11 +196,8 @@ def test_s3_missing_listing_is_one_clear_line(s3, tmp_path, monkeypatch):
     with pytest.raises(UserError, match=r"cannot read input listing s3://crawl/nothing/\S+: .*no such S3"):
         expand_inputs(["s3://crawl/nothing/warc.paths.gz"], "s3://crawl/")
     # and from the command line: exit 2, one line on stderr, no stack trace
-    proc = subprocess.run(
-        [sys.executable, str(REPO / "jobs" / "extract_warc.py"), "--input", "s3://nob/warc.paths.gz",
-         "--input-base-url", "s3://nob/", "--output", str(tmp_path / "o")],
-        env=loopback_env(**env), capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    listing = ["--input", "s3://nob/warc.paths.gz", "--input-base-url", "s3://nob/"]
+    proc = run_local([*listing, "--output", str(tmp_path / "o")], env=env, timeout=120)
     assert proc.returncode == 2, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "bucket 'nob' does not exist" in lines[0], proc.stderr

@@ -162,48 +162,35 @@ def request(url: str) -> RecordFn:
     return make
 
 
-def metadata(url: str, concurrent_to: int, body: bytes) -> RecordFn:
+def payload_record(url: str, rec_type: str, body: bytes, content_type: str, **warc_headers: str) -> RecordFn:
+    """A record of ``rec_type`` whose block is ``body`` itself (no HTTP headers)."""
+
     def make(w: WARCWriter):
         return w.create_warc_record(
             url,
-            "metadata",
-            payload=io.BytesIO(body),
-            length=len(body),
-            warc_content_type="application/warc-fields",
-            warc_headers_dict={"WARC-Date": DATE, "WARC-Concurrent-To": uid(concurrent_to)},
-        )
-
-    return make
-
-
-def resource(url: str, body: bytes, content_type: str) -> RecordFn:
-    def make(w: WARCWriter):
-        return w.create_warc_record(
-            url,
-            "resource",
+            rec_type,
             payload=io.BytesIO(body),
             length=len(body),
             warc_content_type=content_type,
-            warc_headers_dict={"WARC-Date": DATE},
+            warc_headers_dict={"WARC-Date": DATE, **warc_headers},
         )
 
     return make
+
+
+def metadata(url: str, concurrent_to: int, body: bytes) -> RecordFn:
+    return payload_record(
+        url, "metadata", body, "application/warc-fields", **{"WARC-Concurrent-To": uid(concurrent_to)}
+    )
+
+
+def resource(url: str, body: bytes, content_type: str) -> RecordFn:
+    return payload_record(url, "resource", body, content_type)
 
 
 def dns_response(host: str) -> RecordFn:
     body = f"20240518015810\n{host}.\t300\tIN\tA\t192.0.2.1\n".encode()
-
-    def make(w: WARCWriter):
-        return w.create_warc_record(
-            f"dns:{host}",
-            "response",
-            payload=io.BytesIO(body),
-            length=len(body),
-            warc_content_type="text/dns",
-            warc_headers_dict={"WARC-Date": DATE},
-        )
-
-    return make
+    return payload_record(f"dns:{host}", "response", body, "text/dns")
 
 
 def revisit(url: str) -> RecordFn:
