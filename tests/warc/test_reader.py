@@ -494,6 +494,8 @@ def check_damage(name: str, flips: list[tuple[int, int]], cut: int | None) -> No
     for pos, mask in flips:
         damaged[pos] ^= mask
         first = min(first, pos)
+    if damaged == base:  # flips that cancel out (the same byte flipped back) damage nothing
+        flips = []
     if cut is not None:
         del damaged[cut:]
         first = min(first, cut)
