@@ -793,7 +793,12 @@ def token_ccb(doc: Document, params: dict[str, Any]) -> tuple[str, dict[str, flo
         return ratios.take(word_entry, axis=1) > _at_most(threshold, ratios.dtype)
 
     outcome, scores = _run(params, content_code, extracted_by, words.count)
-    return _text_of_words(src, _page_text(src), words, outcome.extracted), scores
+    # a word the page renders whole (``a<b>b</b>``: one word, two tokens) is kept whole when one
+    # of its tokens is, as CCB keeps a word when one of its characters is (§III-C)
+    rendered = _text_words(src, tags_break_words=False)
+    kept = np.zeros(rendered.count, dtype=bool)
+    kept[np.searchsorted(rendered.first, words.first[outcome.extracted], side="right") - 1] = True
+    return _text_of_words(src, _page_text(src), rendered, kept), scores
 
 
 def ccb(doc: Document, params: dict[str, Any]) -> MethodResult:

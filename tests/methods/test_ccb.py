@@ -535,3 +535,12 @@ def test_random_markup_never_fails_and_keeps_whole_words(html):
         if full is None:
             full = _tokens(extract(html, "ccb", threshold=0.0).text)
         assert _tokens(result.text) <= full
+
+
+def test_tccb_keeps_a_word_that_inline_tags_split_into_tokens_whole():
+    # tokens "a" and "b" of the rendered word "ab": TCCB once kept "a" alone (found by the test above)
+    html = "<html><body>; ; ; ; ; ; ;<p>; ; a<b>b ; ; ;<b</body></html>"
+    assert _tokens(extract(html, "tccb").text) <= {"ab"}
+    page = news_page().replace("nitrate", "ni<b>tr</b>ate")
+    text = extract(page, "tccb").text
+    assert "nitrate levels" in text and not {"ni", "tr", "ate"} & _tokens(text)
