@@ -70,7 +70,11 @@ def _build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--out", required=True, type=Path, metavar="FILE", help="model file to write (.npz)")
     tr.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     tr.add_argument("--iterations", type=int, help="boosting rounds (default: training.TRAIN_PARAMS)")
-    tr.add_argument("--threshold", type=float, help="decision threshold stored in the model (default 0.45)")
+    tr.add_argument(
+        "--threshold",
+        type=float,
+        help="one decision threshold for every page (default: per page type; 0.45 without page types)",
+    )
     tr.add_argument("--processes", type=int, help="processes computing features (default: cores)")
 
     sub.add_parser(
@@ -200,7 +204,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
     if args.threshold is not None and not 0 < args.threshold < 1:
         raise UserError("--threshold must be between 0 and 1")
     params = {} if args.iterations is None else {"iterations": args.iterations}
-    threshold = training.DEFAULT_THRESHOLD if args.threshold is None else args.threshold
+    threshold = args.threshold
     try:
         model = training.train_from_gold(
             args.gold,
@@ -214,10 +218,12 @@ def _cmd_train(args: argparse.Namespace) -> int:
     except (ValueError, RuntimeError) as e:
         raise UserError(str(e)) from e
     info = model.info
+    types = model.page_types
+    page_types = f"; page types {', '.join(types.classes)} ({types.trees} trees)" if types else ""
     print(
         f"wrote {args.out}: {model.trees} trees of depth {model.depth}, {len(model.feature_names)} features, "
         f"trained on {info['pages']} pages ({info['blocks']} blocks) of {', '.join(info['trained_on'])}, "
-        f"seed {info['seed']}"
+        f"seed {info['seed']}{page_types}"
     )
     return 0
 

@@ -126,7 +126,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "cectd-ds": dict(_CETD_DENSITY_SUM),
     # combined (contentx): a block classifier over every seed signal (methods/combined.py).
-    # threshold: probability a block needs to be kept (0 = the value stored in the model);
+    # threshold: probability a block needs to be kept (0 = the model's: per page type, weighted
+    # by the page's type probabilities);
     # heading_window: a heading is kept with kept content at most this many blocks after it;
     # model: path of a model file from `contentx train` ("" = the one shipped in the package).
     "combined": {"threshold": 0.0, "heading_window": 2, "model": ""},

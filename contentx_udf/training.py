@@ -4,8 +4,10 @@ Labels come from each page's gold text: a block is content when most of its word
 occur in the gold text (:func:`block_labels`).  The model is a gradient-boosted ensemble of
 oblivious trees fitted with CatBoost (the optional ``train`` extra) and stored as the numpy
 arrays that :mod:`contentx_udf.methods.block_model` evaluates; a fixed seed, one thread and
-the same pages give the same file.  :func:`cross_validate` retrains per fold with folds grouped
-by domain, so that no site is both trained and scored on.
+the same pages give the same file.  Pages with a page type (WCXB's seven) also train the
+page-type classifier that sets each page's decision threshold (:data:`PAGE_TYPE_THRESHOLDS`).
+:func:`cross_validate` retrains both per fold with folds grouped by domain, so that no site is
+both trained and scored on.
 
 Never train on the scrapinghub benchmark: it is the independent check of this model.
 """
@@ -26,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from .evaluation import GoldPage, PageRun, score_runs, url_host, word_tokens
-from .methods.block_features import FEATURE_NAMES, block_features
-from .methods.block_model import BlockModel
+from .methods.block_features import FEATURE_NAMES, PAGE_FEATURE_NAMES, block_features, page_features
+from .methods.block_model import BlockModel, PageTypes, TreeEnsemble
 from .methods.blocks import content_document
 from .methods.combined import select_blocks
 from .page.document import Document
@@ -44,8 +46,24 @@ TRAIN_PARAMS: dict[str, Any] = {
 #: A block is a positive example when this share of its words is aligned with the gold text.
 LABEL_THRESHOLD = 0.5
 #: Default decision threshold stored in the model: the best of 0.3-0.7 in 5-fold grouped
-#: cross-validation on WCXB dev (0.4-0.5 are within 0.001 of each other there).
+#: cross-validation on WCXB dev (0.4-0.5 are within 0.001 of each other there).  It applies to
+#: pages when the model has no page-type classifier.
 DEFAULT_THRESHOLD = 0.45
+#: Decision threshold per page type, the best of 0.3-0.7 in steps of 0.05 for each WCXB type in
+#: 5-fold grouped cross-validation on WCXB dev (out-of-fold block probabilities; article F1
+#: 0.947 at 0.45 -> 0.953 at 0.6-0.65, collection 0.612 -> 0.648 at 0.3).  A page's threshold
+#: is their average weighted by its type probabilities; types not listed use DEFAULT_THRESHOLD.
+PAGE_TYPE_THRESHOLDS: dict[str, float] = {
+    "article": 0.6,
+    "collection": 0.3,
+    "documentation": 0.5,
+    "forum": 0.45,
+    "listing": 0.45,
+    "product": 0.4,
+    "service": 0.4,
+}
+#: Training parameters of the page-type classifier (CatBoost names; one row per page).
+PAGE_TYPE_PARAMS: dict[str, Any] = {"iterations": 300, "depth": 5, "learning_rate": 0.1, "border_count": 64}
 
 
 def block_labels(texts: Sequence[str], gold: str) -> np.ndarray:
@@ -87,6 +105,7 @@ class PageRows:
     texts: list[str]
     heading: np.ndarray
     gold_words: int  # pages without gold text (failed annotations) are scored, never trained on
+    page_type: str | None = None  # trains the page-type classifier when known
 
 
 def page_rows(page: GoldPage) -> PageRows:
@@ -105,6 +124,7 @@ def page_rows(page: GoldPage) -> PageRows:
         texts=texts,
         heading=features.column("heading") > 0,
         gold_words=len(gold_words),
+        page_type=page.page_type,
     )
 
 
@@ -148,11 +168,13 @@ def fit(
     *,
     seed: int = 0,
     params: dict[str, Any] | None = None,
-    threshold: float = DEFAULT_THRESHOLD,
+    threshold: float | None = None,
     info: dict[str, Any] | None = None,
     threads: int = 1,
 ) -> BlockModel:
-    """Fit the block classifier on ``rows`` and convert it to a :class:`BlockModel`.
+    """Fit the block classifier on ``rows`` (and the page-type classifier on those of them with
+    a page type, when they have two types or more) and convert it to a :class:`BlockModel`.
+    ``threshold`` fixes the decision threshold of every page (default: per page type).
 
     One thread by default: CatBoost's result then depends only on the data and the seed."""
     catboost = _catboost()
@@ -164,15 +186,62 @@ def fit(
         **settings, random_seed=seed, thread_count=threads, verbose=0, allow_writing_files=False
     )
     classifier.fit(matrix, labels, sample_weight=weights)
-    model = _convert(classifier, threshold, {**(info or {}), "params": settings, "seed": seed})
-    check = classifier.predict(matrix[:256], prediction_type="RawFormulaVal")
-    if not np.allclose(model.raw_scores(matrix[:256]), check, atol=1e-4):
-        raise RuntimeError("converted block model disagrees with CatBoost")  # a format change
-    return model
+    split_feature, split_border, leaf_values, bias = _oblivious_trees(classifier, matrix[:256])
+    page_types = fit_page_types(rows, seed=seed, threads=threads, threshold=threshold)
+    return BlockModel(
+        feature_names=FEATURE_NAMES,
+        split_feature=split_feature,
+        split_border=split_border,
+        leaf_values=leaf_values,
+        bias=float(bias[0]),
+        threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
+        info={
+            **(info or {}),
+            "params": settings,
+            "seed": seed,
+            **({"page_type_params": PAGE_TYPE_PARAMS} if page_types else {}),
+        },
+        page_types=page_types,
+    )
 
 
-def _convert(classifier, threshold: float, info: dict[str, Any]) -> BlockModel:
-    """CatBoost's oblivious trees as arrays: split ``j`` of a tree sets bit ``j`` of the leaf index."""
+def fit_page_types(
+    rows: Sequence[PageRows], *, seed: int = 0, threads: int = 1, threshold: float | None = None
+) -> PageTypes | None:
+    """The page-type classifier over :func:`page_features` of every page of ``rows`` that has a
+    page type and blocks, with :data:`PAGE_TYPE_THRESHOLDS` (or ``threshold`` for every type);
+    None when they have fewer than two types."""
+    typed = [r for r in rows if r.page_type and r.labels.size]
+    classes = sorted({r.page_type for r in typed})
+    if len(classes) < 2:
+        return None
+    matrix = np.stack([page_features(r.matrix) for r in typed])
+    labels = np.array([classes.index(r.page_type) for r in typed], dtype=np.int64)
+    classifier = _catboost().CatBoostClassifier(
+        **PAGE_TYPE_PARAMS,
+        loss_function="MultiClass",
+        random_seed=seed,
+        thread_count=threads,
+        verbose=0,
+        allow_writing_files=False,
+    )
+    classifier.fit(matrix, labels)
+    split_feature, split_border, leaf_values, bias = _oblivious_trees(classifier, matrix[:256])
+    return PageTypes(
+        feature_names=PAGE_FEATURE_NAMES,
+        split_feature=split_feature,
+        split_border=split_border,
+        leaf_values=leaf_values,
+        bias=bias,
+        classes=tuple(classes),
+        thresholds=tuple(threshold or PAGE_TYPE_THRESHOLDS.get(c, DEFAULT_THRESHOLD) for c in classes),
+    )
+
+
+def _oblivious_trees(classifier, sample: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """CatBoost's oblivious trees as arrays: split ``j`` of a tree sets bit ``j`` of the leaf
+    index; leaf values (trees, 2**depth) for one output, (trees, 2**depth, k) for ``k`` classes;
+    the bias per output.  Checked against CatBoost's own raw scores on ``sample``."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "model.json"
         classifier.save_model(str(path), format="json")
@@ -180,27 +249,27 @@ def _convert(classifier, threshold: float, info: dict[str, Any]) -> BlockModel:
     flat = {f["feature_index"]: f["flat_feature_index"] for f in data["features_info"]["float_features"]}
     trees = data["oblivious_trees"]
     depth = max((len(t["splits"]) for t in trees), default=0)
+    scale, biases = data.get("scale_and_bias", [1.0, [0.0]])
+    bias = np.atleast_1d(np.asarray(biases, dtype=np.float64))
+    outputs = bias.size
     split_feature = np.zeros((len(trees), depth), dtype=np.int64)
     split_border = np.full((len(trees), depth), np.inf)  # unused levels: never set the bit
-    leaf_values = np.zeros((len(trees), 1 << depth), dtype=np.float64)
+    leaf_values = np.zeros((len(trees), 1 << depth, outputs), dtype=np.float64)
     for t, tree in enumerate(trees):
-        splits = tree["splits"]
-        for j, split in enumerate(splits):
+        for j, split in enumerate(tree["splits"]):
             split_feature[t, j] = flat[split["float_feature_index"]]
             split_border[t, j] = split["border"]
-        values = np.asarray(tree["leaf_values"], dtype=np.float64)
-        leaf_values[t, : values.size] = values
-    scale, biases = data.get("scale_and_bias", [1.0, [0.0]])
-    bias = float(biases[0]) if isinstance(biases, list) else float(biases)
-    return BlockModel(
-        feature_names=FEATURE_NAMES,
-        split_feature=split_feature,
-        split_border=split_border,
-        leaf_values=leaf_values * float(scale),
-        bias=bias,
-        threshold=threshold,
-        info=info,
-    )
+        values = np.asarray(tree["leaf_values"], dtype=np.float64).reshape(-1, outputs)  # leaf-major
+        leaf_values[t, : values.shape[0]] = values
+    leaf_values *= float(scale)
+    if outputs == 1:
+        leaf_values = leaf_values[:, :, 0]
+    check = np.asarray(classifier.predict(sample, prediction_type="RawFormulaVal"), dtype=np.float64)
+    converted = TreeEnsemble((), split_feature, split_border, leaf_values, bias if outputs > 1 else bias[0])
+    mine = converted.raw_scores(sample)
+    if not np.allclose(mine, check.reshape(mine.shape), atol=1e-4):
+        raise RuntimeError("converted tree ensemble disagrees with CatBoost")  # a format change
+    return split_feature, split_border, leaf_values, bias
 
 
 def predicted_text(model: BlockModel, rows: PageRows) -> str:
@@ -208,7 +277,8 @@ def predicted_text(model: BlockModel, rows: PageRows) -> str:
     if rows.labels.size == 0:
         return ""
     probability = model.predict(rows.matrix)
-    keep = select_blocks(probability, rows.heading, model.threshold, DEFAULTS["combined"]["heading_window"])
+    threshold, _ = model.page_threshold(rows.matrix)
+    keep = select_blocks(probability, rows.heading, threshold, DEFAULTS["combined"]["heading_window"])
     return "\n".join(rows.texts[i] for i in keep.nonzero()[0].tolist())
 
 
@@ -298,7 +368,7 @@ def train_from_gold(
     *,
     seed: int = 0,
     params: dict[str, Any] | None = None,
-    threshold: float = DEFAULT_THRESHOLD,
+    threshold: float | None = None,
     processes: int | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> BlockModel:

@@ -84,7 +84,7 @@ def test_no_errors(results):
 
 WCXB = Path(__file__).resolve().parents[2] / "shared" / "data" / "wcxb-dev"
 #: combined's word-F1 floor on the fixed WCXB sample below (measured with the shipped model, less 0.01).
-WCXB_SAMPLE_FLOOR = 0.882
+WCXB_SAMPLE_FLOOR = 0.883
 #: Every 15th page of WCXB dev (100 pages of every type).  The shipped model was TRAINED on all of
 #: WCXB dev, these pages included: this is a regression gate on seen pages, not a quality claim
 #: (the README gives the 5-fold cross-validated figures, where no page is scored by a model that

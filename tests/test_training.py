@@ -109,6 +109,48 @@ def test_a_model_trained_here_separates_content_from_boilerplate():
     assert len(texts) == len(rows) and all("study" in t for t in texts)
 
 
+def listing_page(seed: int) -> tuple[str, str]:
+    """A listing of linked product cards (name, price) among the same furniture; and its gold text."""
+    items = [f"{TOPICS[(seed + k) % len(TOPICS)].title()} kit model {seed * 10 + k}" for k in range(12)]
+    cards = "".join(
+        f"<li class='card'><a href='/p/{seed}-{k}'>{name}</a><span class='price'>{9 + k}.99 EUR</span></li>"
+        for k, name in enumerate(items)
+    )
+    html = (
+        f"<html><head><title>Kits {seed}</title></head><body><header class='masthead'><ul class='menu'>"
+        "<li><a href='/'>Home</a></li><li><a href='/shop'>Shop</a></li></ul></header>"
+        f"<main><h1>All kits, page {seed}</h1><ul class='grid'>{cards}</ul></main>"
+        "<footer class='site-footer'><p>Copyright 2026 Example Shop.</p></footer></body></html>"
+    )
+    gold = f"All kits, page {seed}\n" + "\n".join(f"{n} {9 + k}.99 EUR" for k, n in enumerate(items))
+    return html, gold
+
+
+def test_page_types_learned_here_set_each_pages_threshold():
+    pytest.importorskip("catboost")
+    pages = []
+    for seed in range(12):
+        html, gold = (synthetic_page if seed % 2 else listing_page)(seed)
+        kind = "article" if seed % 2 else "listing"
+        pages.append(
+            GoldPage(str(seed), html.encode(), gold, url=f"https://s{seed}.example/x", page_type=kind)
+        )
+    rows = build_rows(pages, processes=1)
+    model = fit(rows, seed=0, params={"iterations": 30, "depth": 3})
+    types = model.page_types
+    assert types is not None and types.classes == ("article", "listing") and types.thresholds == (0.6, 0.45)
+    for page, kind in ((synthetic_page(31), "article"), (listing_page(40), "listing")):
+        threshold, probabilities = model.page_threshold(
+            page_rows(GoldPage("u", page[0].encode(), page[1])).matrix
+        )
+        assert probabilities[kind] > 0.5, (kind, probabilities)
+        assert threshold == pytest.approx(0.6 * probabilities["article"] + 0.45 * probabilities["listing"])
+    # a fixed threshold applies to every type; pages of one type train no page-type classifier
+    fixed = fit(rows, seed=0, params={"iterations": 10, "depth": 3}, threshold=0.35)
+    assert fixed.threshold == 0.35 and fixed.page_types.thresholds == (0.35, 0.35)
+    assert fit(rows[1::2], seed=0, params={"iterations": 10, "depth": 3}).page_types is None
+
+
 def write_synthetic_gold(directory, seeds) -> None:
     """A gold set in the NAME.html + NAME.txt layout made of synthetic pages."""
     write_pairs(directory, {f"p{seed:02d}": synthetic_page(seed) for seed in seeds})

@@ -532,3 +532,20 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
         for offset in WINDOW_OFFSETS:
             put(f"{name}@{offset:+d}", _shift(values, offset))
     return BlockFeatures(blocks, matrix)
+
+
+#: Columns that describe the whole page (the same on every row of a page).
+PAGE_COLUMNS: tuple[str, ...] = tuple(n for n in FEATURE_NAMES if n.startswith(("page_", "url_", "ld_")))
+_PAGE_COLUMN_INDEX = np.array([_COLUMN[n] for n in PAGE_COLUMNS], dtype=np.intp)
+#: Inputs of the page-type classifier (:func:`page_features`).
+PAGE_FEATURE_NAMES: tuple[str, ...] = PAGE_COLUMNS + tuple(f"mean:{n}" for n in FEATURE_NAMES)
+
+
+def page_features(matrix: np.ndarray) -> np.ndarray:
+    """One page's features from its block matrix: the page-level columns and every column's
+    mean over the page's words (each block weighs its words + 1), in :data:`PAGE_FEATURE_NAMES`
+    order; zeros for a page without blocks."""
+    if matrix.shape[0] == 0:
+        return np.zeros(len(PAGE_FEATURE_NAMES), dtype=np.float64)
+    weights = np.expm1(matrix[:, _COLUMN["log_words"]]) + 1.0
+    return np.concatenate([matrix[0].take(_PAGE_COLUMN_INDEX), weights @ matrix / weights.sum()])

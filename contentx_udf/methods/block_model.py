@@ -22,34 +22,34 @@ from typing import Any
 
 import numpy as np
 
+from .block_features import page_features
+
 #: The model shipped inside the package (trained by ``contentx train``, see the README).
 SHIPPED_MODEL = Path(__file__).resolve().parent.parent / "models" / "combined.npz"
 
-#: Version of the file layout below.
-FORMAT_VERSION = 1
+#: Version of the file layout below (2 adds the optional page-type classifier; 1 still loads).
+FORMAT_VERSION = 2
 
 
 @dataclass(frozen=True, eq=False)
-class BlockModel:
-    """An ensemble of oblivious trees over the columns named by ``feature_names``."""
+class TreeEnsemble:
+    """Oblivious trees over the columns named by ``feature_names``: one output per row
+    (``leaf_values`` of shape (trees, 2**depth)) or ``k`` (shape (trees, 2**depth, k))."""
 
     feature_names: tuple[str, ...]
     #: (trees, depth) column index and border of every level's split (``x > border``: bit set).
     split_feature: np.ndarray
     split_border: np.ndarray
-    #: (trees, 2**depth) leaf values (raw scores, summed over trees, plus ``bias``).
+    #: leaf values (raw scores, summed over trees, plus ``bias``).
     leaf_values: np.ndarray
-    bias: float
-    #: The decision threshold on the probability and other figures chosen at training time.
-    threshold: float
-    info: dict[str, Any] = field(default_factory=dict)
+    bias: float | np.ndarray
 
     def __post_init__(self) -> None:
         trees, depth = self.split_feature.shape
-        if self.split_border.shape != (trees, depth) or self.leaf_values.shape != (trees, 1 << depth):
-            raise ValueError("inconsistent block model arrays")
+        if self.split_border.shape != (trees, depth) or self.leaf_values.shape[:2] != (trees, 1 << depth):
+            raise ValueError("inconsistent tree ensemble arrays")
         if depth > 8:
-            raise ValueError(f"block model trees of depth {depth}: at most 8 are supported")
+            raise ValueError(f"trees of depth {depth}: at most 8 are supported")
         # the distinct (column, border) splits: each is compared once, then gathered per tree level
         pairs = np.stack(
             [self.split_feature.reshape(-1).astype(np.float64), self.split_border.reshape(-1)], axis=1
@@ -61,7 +61,8 @@ class BlockModel:
         object.__setattr__(self, "_leaf_offset", np.arange(trees, dtype=np.intp) << depth)
         # 2**level per level: a leaf index fits a byte (depth <= 8)
         object.__setattr__(self, "_level_weights", np.left_shift(1, np.arange(depth)).astype(np.uint8))
-        object.__setattr__(self, "_flat_leaves", self.leaf_values.reshape(-1).astype(np.float64))
+        flat = self.leaf_values.reshape(trees << depth, *self.leaf_values.shape[2:]).astype(np.float64)
+        object.__setattr__(self, "_flat_leaves", flat)
 
     @property
     def trees(self) -> int:
@@ -72,7 +73,8 @@ class BlockModel:
         return int(self.split_feature.shape[1])
 
     def raw_scores(self, matrix: np.ndarray) -> np.ndarray:
-        """Sum of the trees' leaf values for every row of ``matrix`` (the log-odds).
+        """Sum of the trees' leaf values for every row of ``matrix`` (the log-odds): shape (rows,)
+        or (rows, k).
 
         Works on the transposed matrix so that the gather copies whole rows: one comparison of
         every distinct split with every block, gathered for every (tree, level), then the levels'
@@ -80,34 +82,96 @@ class BlockModel:
         """
         rows = matrix.shape[0]
         if rows == 0 or self.trees == 0 or self.depth == 0:
-            return np.full(rows, self.bias + float(self.leaf_values[:, 0].sum()), dtype=np.float64)
+            constant = self.bias + self.leaf_values[:, 0].sum(axis=0)
+            return np.repeat(np.asarray(constant, dtype=np.float64)[None], rows, axis=0)
         columns = np.ascontiguousarray(matrix.T)
         passed = columns.take(self._split_column, axis=0) > self._split_border[:, None]
         bits = passed.take(self._split_of_level, axis=0).reshape(self.trees, self.depth, rows).view(np.uint8)
         leaf = np.einsum("tdn,d->tn", bits, self._level_weights, dtype=np.uint8).astype(np.intp)
         leaf += self._leaf_offset[:, None]
-        return self._flat_leaves.take(leaf).sum(axis=0) + self.bias
+        return self._flat_leaves.take(leaf, axis=0).sum(axis=0) + self.bias
+
+    def _arrays(self, prefix: str) -> dict[str, np.ndarray]:
+        return {
+            f"{prefix}split_feature": self.split_feature.astype(np.int16),
+            f"{prefix}split_border": self.split_border.astype(np.float32),
+            f"{prefix}leaf_values": self.leaf_values.astype(np.float32),
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class PageTypes(TreeEnsemble):
+    """A page-type classifier (softmax over ``classes``) and the block decision threshold that
+    suits each type: the threshold of a page is the average of those, weighted by the page's
+    type probabilities (articles want a stricter threshold than collection or product pages)."""
+
+    classes: tuple[str, ...] = ()
+    thresholds: tuple[float, ...] = ()
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        k = len(self.classes)
+        if self.leaf_values.ndim != 3 or self.leaf_values.shape[2] != k or len(self.thresholds) != k:
+            raise ValueError("page-type classifier arrays do not match its classes")
+
+    def probabilities(self, vector: np.ndarray) -> np.ndarray:
+        """Probability of each class for one page (``vector``: its page features)."""
+        raw = self.raw_scores(vector.reshape(1, -1))[0]
+        raw = np.exp(raw - raw.max())
+        return raw / raw.sum()
+
+    def threshold(self, probabilities: np.ndarray) -> float:
+        return float(probabilities @ np.asarray(self.thresholds, dtype=np.float64))
+
+
+@dataclass(frozen=True, eq=False)
+class BlockModel(TreeEnsemble):
+    """The block classifier: log-odds that a block is main content, its decision threshold (used
+    when there is no page-type classifier) and an optional :class:`PageTypes`."""
+
+    #: The decision threshold on the probability and other figures chosen at training time.
+    threshold: float = 0.5
+    info: dict[str, Any] = field(default_factory=dict)
+    page_types: PageTypes | None = None
 
     def predict(self, matrix: np.ndarray) -> np.ndarray:
         """Probability that each row (block) is main content."""
         return 1.0 / (1.0 + np.exp(-self.raw_scores(matrix)))
 
+    def page_threshold(self, matrix: np.ndarray) -> tuple[float, dict[str, float]]:
+        """The decision threshold for the page whose block matrix is ``matrix`` and the page's type
+        probabilities (empty without a page-type classifier: then the threshold is fixed)."""
+        if self.page_types is None or matrix.shape[0] == 0:
+            return self.threshold, {}
+        probabilities = self.page_types.probabilities(page_features(matrix))
+        return self.page_types.threshold(probabilities), dict(
+            zip(self.page_types.classes, probabilities.tolist(), strict=True)
+        )
+
     # --- file --------------------------------------------------------------------------
 
     def save(self, path: str | Path) -> None:
-        record = {
+        record: dict[str, Any] = {
             "format": FORMAT_VERSION,
             "feature_names": list(self.feature_names),
             "bias": self.bias,
             "threshold": self.threshold,
             "info": self.info,
         }
+        arrays = self._arrays("")
+        if self.page_types is not None:
+            types = self.page_types
+            record["page_types"] = {
+                "feature_names": list(types.feature_names),
+                "bias": np.asarray(types.bias, dtype=np.float64).tolist(),
+                "classes": list(types.classes),
+                "thresholds": list(types.thresholds),
+            }
+            arrays.update(types._arrays("page_"))
         with open(path, "wb") as f:
             np.savez_compressed(
                 f,
-                split_feature=self.split_feature.astype(np.int16),
-                split_border=self.split_border.astype(np.float32),
-                leaf_values=self.leaf_values.astype(np.float32),
+                **arrays,
                 record=np.frombuffer(json.dumps(record, sort_keys=True).encode("utf-8"), dtype=np.uint8),
             )
 
@@ -116,20 +180,33 @@ class BlockModel:
         try:
             with np.load(path, allow_pickle=False) as data:
                 record = json.loads(data["record"].tobytes().decode("utf-8"))
-                arrays = {k: data[k] for k in ("split_feature", "split_border", "leaf_values")}
-        except (OSError, KeyError, ValueError) as exc:
+                arrays = {k: data[k] for k in data.files if k != "record"}
+            if record.get("format") not in (1, FORMAT_VERSION):
+                raise ValueError(f"format {record.get('format')}, expected {FORMAT_VERSION}")
+            types = record.get("page_types")
+            page_types = None
+            if types is not None:
+                page_types = PageTypes(
+                    feature_names=tuple(types["feature_names"]),
+                    split_feature=arrays["page_split_feature"].astype(np.int64),
+                    split_border=arrays["page_split_border"].astype(np.float64),
+                    leaf_values=arrays["page_leaf_values"].astype(np.float64),
+                    bias=np.asarray(types["bias"], dtype=np.float64),
+                    classes=tuple(types["classes"]),
+                    thresholds=tuple(float(t) for t in types["thresholds"]),
+                )
+            return cls(
+                feature_names=tuple(record["feature_names"]),
+                split_feature=arrays["split_feature"].astype(np.int64),
+                split_border=arrays["split_border"].astype(np.float64),
+                leaf_values=arrays["leaf_values"].astype(np.float64),
+                bias=float(record["bias"]),
+                threshold=float(record["threshold"]),
+                info=record.get("info", {}),
+                page_types=page_types,
+            )
+        except (OSError, KeyError, ValueError, TypeError) as exc:
             raise ValueError(f"cannot read block model {path}: {exc}") from exc
-        if record.get("format") != FORMAT_VERSION:
-            raise ValueError(f"block model {path}: format {record.get('format')}, expected {FORMAT_VERSION}")
-        return cls(
-            feature_names=tuple(record["feature_names"]),
-            split_feature=arrays["split_feature"].astype(np.int64),
-            split_border=arrays["split_border"].astype(np.float64),
-            leaf_values=arrays["leaf_values"].astype(np.float64),
-            bias=float(record["bias"]),
-            threshold=float(record["threshold"]),
-            info=record.get("info", {}),
-        )
 
 
 _LOADED: dict[str, BlockModel] = {}

@@ -6,10 +6,18 @@ one region of the page.  ``combined`` classifies every text block of the page
 keywords, text shape and the neighbouring blocks (:mod:`.block_features`), with a model
 trained on the WCXB development split (:mod:`.block_model`; ``contentx train`` rebuilds it).
 
+The decision threshold depends on the page: a page-type classifier (from the page-level
+columns and the word-weighted mean of every block feature) gives the probability of each WCXB
+page type, and the threshold is the average of the types' thresholds weighted by them (an
+article wants a stricter one than a collection or product page); ``threshold`` > 0 in the
+parameters fixes it instead.
+
 Output: the kept blocks in document order, one per line; a heading just before kept content
 is kept with it.  Scores: ``content_confidence`` (mean probability of the kept blocks),
-``blocks_kept``, ``blocks_total`` and ``noscript_view`` (1 when the page's ``<noscript>``
-crawler view was classified instead of the visible body, as on Discourse forums).
+``blocks_kept``, ``blocks_total``, ``noscript_view`` (1 when the page's ``<noscript>``
+crawler view was classified instead of the visible body, as on Discourse forums) and
+``page_type_<type>`` (the probability of each page type: article, collection, documentation,
+forum, listing, product, service).
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ import numpy as np
 
 from ..page.document import Document
 from .base import MethodResult
-from .block_features import FEATURE_NAMES, block_features
+from .block_features import FEATURE_NAMES, PAGE_FEATURE_NAMES, block_features
 from .block_model import BlockModel, load_model
 from .blocks import content_document
 
@@ -29,7 +37,8 @@ def model_for(params: dict[str, Any]) -> BlockModel:
     """The model named by ``params["model"]`` (the shipped one when empty), checked against the
     features this code computes."""
     model = load_model(params["model"] or None)
-    if model.feature_names != FEATURE_NAMES:
+    page_names = model.page_types.feature_names if model.page_types is not None else PAGE_FEATURE_NAMES
+    if model.feature_names != FEATURE_NAMES or page_names != PAGE_FEATURE_NAMES:
         raise ValueError(
             "block model was trained with other features than this version computes "
             f"({len(model.feature_names)} vs {len(FEATURE_NAMES)}): retrain it with `contentx train`"
@@ -62,7 +71,10 @@ def combined(doc: Document, params: dict[str, Any]) -> MethodResult:
     if blocks.size == 0:
         return MethodResult(text="", scores={**scores, "blocks_kept": 0.0, "content_confidence": 0.0})
     probability = model.predict(features.matrix)
-    threshold = params["threshold"] if params["threshold"] > 0 else model.threshold
+    threshold, page_types = model.page_threshold(features.matrix)
+    scores.update((f"page_type_{name}", p) for name, p in page_types.items())
+    if params["threshold"] > 0:
+        threshold = params["threshold"]
     keep = select_blocks(probability, features.column("heading") > 0, threshold, params["heading_window"])
     kept = keep.nonzero()[0]
     scores["blocks_kept"] = float(kept.size)

@@ -1,13 +1,23 @@
-"""Block model: oblivious trees evaluated with numpy give the leaf the splits name, the file keeps
-every array and record, and the shipped model loads with the feature list this code computes."""
+"""Block model: oblivious trees evaluated with numpy give the leaf the splits name (one output or
+one per class), the page-type classifier weighs the types' thresholds, the file keeps every array
+and record, and the shipped model loads with the feature lists this code computes."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pytest
 
-from contentx_udf.methods.block_features import FEATURE_NAMES
-from contentx_udf.methods.block_model import SHIPPED_MODEL, BlockModel, load_model, shipped_model
+from contentx_udf.evaluation import PAGE_TYPES
+from contentx_udf.methods.block_features import FEATURE_NAMES, PAGE_FEATURE_NAMES, page_features
+from contentx_udf.methods.block_model import (
+    SHIPPED_MODEL,
+    BlockModel,
+    PageTypes,
+    load_model,
+    shipped_model,
+)
 
 
 def two_tree_model() -> BlockModel:
@@ -32,15 +42,45 @@ def test_leaf_index_is_the_split_bits():
     assert m.raw_scores(np.zeros((0, 2))).shape == (0,)
 
 
+def two_type_classifier() -> PageTypes:
+    # one tree over x0: x0 > 0 favours "listing" (leaf 1), else "article" (leaf 0)
+    return PageTypes(
+        feature_names=("a", "b"),
+        split_feature=np.array([[0]]),
+        split_border=np.array([[0.0]]),
+        leaf_values=np.array([[[2.0, -2.0], [-1.0, 1.0]]]),
+        bias=np.array([0.5, 0.0]),
+        classes=("article", "listing"),
+        thresholds=(0.6, 0.3),
+    )
+
+
+def test_one_output_per_class_and_the_weighted_threshold():
+    types = two_type_classifier()
+    assert np.allclose(types.raw_scores(np.array([[-1.0, 0.0], [1.0, 0.0]])), [[2.5, -2.0], [-0.5, 1.0]])
+    article = types.probabilities(np.array([-1.0, 0.0]))
+    assert np.isclose(article.sum(), 1.0) and np.isclose(article[0], 1 / (1 + np.exp(-4.5)))
+    assert types.threshold(article) == pytest.approx(0.6 * article[0] + 0.3 * article[1])
+    assert types.threshold(types.probabilities(np.array([1.0, 0.0]))) < 0.4  # mostly a listing
+    with pytest.raises(ValueError, match="classes"):
+        dataclasses.replace(types, thresholds=(0.5,))
+
+
 def test_save_and_load_round_trip(tmp_path):
     m = two_tree_model()
     path = tmp_path / "m.npz"
     m.save(path)
     back = BlockModel.load(path)
     assert back.feature_names == m.feature_names and back.threshold == m.threshold
-    assert back.info == m.info
+    assert back.info == m.info and back.page_types is None
     x = np.random.default_rng(0).normal(size=(50, 2)) * 4
     assert np.allclose(back.raw_scores(x), m.raw_scores(x), atol=1e-5)
+    # with a page-type classifier
+    typed = dataclasses.replace(m, page_types=two_type_classifier())
+    typed.save(path)
+    back = BlockModel.load(path).page_types
+    assert back.classes == ("article", "listing") and back.thresholds == (0.6, 0.3)
+    assert np.allclose(back.raw_scores(x), typed.page_types.raw_scores(x), atol=1e-5)
 
 
 def test_a_broken_file_is_a_clear_error(tmp_path):
@@ -59,3 +99,11 @@ def test_shipped_model_matches_the_code():
     assert model.info["trained_on"] == ["wcxb-dev"]  # never scrapinghub: it is the independent check
     assert 0.0 < model.threshold < 1.0 and model.trees > 0
     assert int(model.split_feature.max()) < len(FEATURE_NAMES)
+    types = model.page_types  # WCXB's seven page types, each with its threshold
+    assert types is not None and types.feature_names == PAGE_FEATURE_NAMES
+    assert types.classes == tuple(sorted(PAGE_TYPES)) and all(0.0 < t < 1.0 for t in types.thresholds)
+    assert int(types.split_feature.max()) < len(PAGE_FEATURE_NAMES)
+    threshold, probabilities = model.page_threshold(np.zeros((3, len(FEATURE_NAMES))))
+    assert min(types.thresholds) <= threshold <= max(types.thresholds)
+    assert set(probabilities) == set(PAGE_TYPES) and np.isclose(sum(probabilities.values()), 1.0)
+    assert page_features(np.zeros((0, len(FEATURE_NAMES)))).shape == (len(PAGE_FEATURE_NAMES),)

@@ -37,6 +37,9 @@ def test_keeps_the_article_and_drops_the_furniture():
     assert 0 < s["blocks_kept"] < s["blocks_total"]
     assert 0.5 <= s["content_confidence"] <= 1.0
     assert s["noscript_view"] == 0.0
+    types = {k: v for k, v in s.items() if k.startswith("page_type_")}
+    assert len(types) == 7 and abs(sum(types.values()) - 1.0) < 1e-9
+    assert max(types, key=types.get) == "page_type_article"
 
 
 def test_reads_the_noscript_posts_of_a_discourse_forum():
