@@ -6,6 +6,7 @@ import argparse
 from dataclasses import dataclass
 
 from ..errors import UserError
+from ..evaluation import PAGE_TYPES
 from ..settings import DEFAULT_METHOD
 from .language import parse_languages
 
@@ -26,6 +27,7 @@ class CorpusConfig:
     languages: tuple[str, ...] | None = None
     min_chars: int = 0
     min_confidence: float | None = None
+    page_types: tuple[str, ...] | None = None
     dedup: str = "near"
     near_threshold: float = 0.8
     keep: str = "first"
@@ -56,6 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="drop rows whose scores['content_confidence'] (the combined method's) is below X; "
         "rows without that score pass",
     )
+    p.add_argument(
+        "--page-types",
+        default=None,
+        help=f"keep only pages whose most probable type (the combined method's page_type_* scores) is "
+        f"one of these, e.g. article,forum; of {','.join(PAGE_TYPES)}; rows without those scores pass",
+    )
     p.add_argument("--dedup", choices=DEDUP_MODES, default="near", help="duplicate removal (default near)")
     p.add_argument(
         "--near-threshold",
@@ -83,6 +91,15 @@ def build_config(args: argparse.Namespace) -> CorpusConfig:
         raise UserError(f"--min-chars must be non-negative, got {args.min_chars}")
     if args.min_confidence is not None and not 0 <= args.min_confidence <= 1:
         raise UserError(f"--min-confidence must be between 0 and 1, got {args.min_confidence}")
+    page_types = None
+    if args.page_types is not None:
+        page_types = tuple(dict.fromkeys(t.strip().lower() for t in args.page_types.split(",") if t.strip()))
+        unknown = [t for t in page_types if t not in PAGE_TYPES]
+        if unknown or not page_types:
+            raise UserError(
+                f"--page-types: unknown page type(s) {unknown or args.page_types!r}; known: "
+                f"{', '.join(PAGE_TYPES)}"
+            )
     if not 0 < args.near_threshold <= 1:
         raise UserError(f"--near-threshold must be in (0, 1], got {args.near_threshold}")
     return CorpusConfig(
@@ -92,6 +109,7 @@ def build_config(args: argparse.Namespace) -> CorpusConfig:
         languages=languages,
         min_chars=args.min_chars,
         min_confidence=args.min_confidence,
+        page_types=page_types,
         dedup=args.dedup,
         near_threshold=args.near_threshold,
         keep=args.keep,

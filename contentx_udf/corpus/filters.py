@@ -10,11 +10,12 @@ from __future__ import annotations
 import os
 
 from ..errors import UserError
+from ..evaluation import PAGE_TYPES
 from ..spark.inputs import is_remote, local_path
 from .config import CorpusConfig
 
 #: Filters in the order they are applied (the name is the ``drop`` value and the report's key).
-FILTERS = ("status", "language", "min_chars", "min_confidence")
+FILTERS = ("status", "language", "min_chars", "min_confidence", "page_type")
 
 #: Columns an extraction table must have for the corpus job.
 REQUIRED_COLUMNS = (
@@ -93,6 +94,15 @@ def with_drop_reason(df, config: CorpusConfig):
         # only the methods that report a confidence (combined) are filtered; the others pass
         confidence = F.col("scores").getItem("content_confidence")
         tests.append(("min_confidence", confidence.isNotNull() & (confidence < config.min_confidence)))
+    if config.page_types:
+        # the most probable type: the greatest (probability, type) pair; rows without the scores pass
+        ranked = F.greatest(
+            *(
+                F.struct(F.col("scores").getItem(f"page_type_{t}").alias("p"), F.lit(t).alias("t"))
+                for t in PAGE_TYPES
+            )
+        )
+        tests.append(("page_type", ranked["p"].isNotNull() & ~ranked["t"].isin(*config.page_types)))
     drop = F.lit(None).cast("string")
     for name, failed in reversed(tests):
         drop = F.when(failed, F.lit(name)).otherwise(drop)

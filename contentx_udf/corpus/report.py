@@ -86,7 +86,8 @@ def _markdown(report: dict[str, Any]) -> str:
         f"Inputs: {', '.join(c['inputs'])}  ",
         f"Method `{c['method']}`, languages {', '.join(c['languages'] or ['all'])}, "
         f"min chars {c['min_chars']}, "
-        f"min confidence {c['min_confidence']}, dedup `{c['dedup']}` (J = {c['near_threshold']}), "
+        f"min confidence {c['min_confidence']}, page types {', '.join(c['page_types'] or ['all'])}, "
+        f"dedup `{c['dedup']}` (J = {c['near_threshold']}), "
         f"keep `{c['keep']}`  ",
         f"Elapsed {report['elapsed_seconds']} s, {report['records_per_second']} input rows/s",
         "",

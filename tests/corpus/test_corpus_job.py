@@ -110,8 +110,18 @@ def site_table(tmp_path_factory):
         directory,
         "combined",
         [
-            table_row("https://news.example/a", "\n".join(a), offset=1, scores={"content_confidence": 0.9}),
-            table_row("https://news.example/b", "\n".join(b), offset=4, scores={"content_confidence": 0.2}),
+            table_row(
+                "https://news.example/a",
+                "\n".join(a),
+                offset=1,
+                scores={"content_confidence": 0.9, "page_type_article": 0.7, "page_type_forum": 0.3},
+            ),
+            table_row(
+                "https://news.example/b",
+                "\n".join(b),
+                offset=4,
+                scores={"content_confidence": 0.2, "page_type_article": 0.4, "page_type_product": 0.6},
+            ),
         ],
     )
     return directory
@@ -143,6 +153,7 @@ def test_near_dedup_filters_and_report(spark, site_table, tmp_path):
         "language": 1,
         "min_chars": 1,
         "min_confidence": 0,
+        "page_type": 0,
         "exact_duplicate": 0,
         "near_duplicate": 2,
     }
@@ -185,6 +196,19 @@ def test_min_confidence_filters_only_rows_with_a_confidence(spark, site_table, t
     assert report["dropped"]["min_confidence"] == 0  # cectd-ds reports no confidence: every row passes
 
 
+def test_page_types_keep_the_pages_whose_most_probable_type_is_listed(spark, site_table, tmp_path):
+    report = run(spark, tmp_path, [site_table], method="combined", page_types=("article",), dedup="none")
+    assert [r["url"] for r in kept_rows(spark, report)] == ["https://news.example/a"]
+    assert report["dropped"]["page_type"] == 1  # b is most probably a product page
+    report = run(
+        spark, tmp_path, [site_table], method="combined", page_types=("product", "forum"), overwrite=True
+    )
+    assert [r["url"] for r in kept_rows(spark, report)] == ["https://news.example/b"]
+    report = run(spark, tmp_path, [site_table], method="cectd-ds", page_types=("product",), overwrite=True)
+    assert report["dropped"]["page_type"] == 0  # cectd-ds reports no page types: every row passes
+    assert "page types product" in (tmp_path / "corpus" / "report.md").read_text()
+
+
 def test_exact_dedup_across_copies_of_a_warc(spark, tmp_path, capsys):
     copies = tmp_path / "warcs"
     copies.mkdir()
@@ -223,6 +247,10 @@ def test_exact_dedup_across_copies_of_a_warc(spark, tmp_path, capsys):
         ),
         (["--input", "{site}", "--languages", "en,klingon"], "unknown language code(s): klingon"),
         (["--input", "{site}", "--near-threshold", "1.5"], "--near-threshold must be in (0, 1]"),
+        (
+            ["--input", "{site}", "--page-types", "article,blog"],
+            "--page-types: unknown page type(s) ['blog']",
+        ),
     ],
 )
 def test_bad_input_is_one_line_exit_2(spark, site_table, tmp_path, capsys, args, message):
