@@ -391,8 +391,11 @@ class DomArrays:
 
     @cached_property
     def depth(self) -> np.ndarray:
-        """Depth of every node (0 for ``<body>``)."""
-        return _depths(self.parent)
+        """Depth of every node (0 for ``<body>``): the subtrees that contain it, less its own
+        (a node opens one, its subtree end closes it)."""
+        delta = np.ones(self.size + 1, dtype=np.int64)
+        delta -= np.bincount(self.end, minlength=self.size + 1)
+        return np.add.accumulate(delta[:-1]) - 1
 
     @cached_property
     def texts(self) -> list[str]:
@@ -686,19 +689,6 @@ def _subtree_ends(parent: np.ndarray) -> np.ndarray:
         if (nxt == last).all():
             return last + 1
         last = nxt
-
-
-def _depths(parent: np.ndarray) -> np.ndarray:
-    """Depth of every node (0 for roots) by pointer jumping (list ranking)."""
-    depth = (parent >= 0).astype(np.int64)
-    anc = parent.copy()
-    while True:
-        live = anc >= 0
-        if not live.any():
-            return depth
-        nxt = np.where(live, anc, 0)
-        depth = depth + np.where(live, depth[nxt], 0)
-        anc = np.where(live, anc[nxt], -1)
 
 
 # --- the document -----------------------------------------------------------------------
