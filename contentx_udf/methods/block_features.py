@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -149,6 +150,9 @@ FEATURE_NAMES: tuple[str, ...] = _BASE_NAMES + tuple(
 )
 _COLUMN = {name: i for i, name in enumerate(FEATURE_NAMES)}
 assert len(_COLUMN) == len(FEATURE_NAMES)
+#: The window columns come last, feature by feature, offset by offset.
+_WINDOW_SOURCE = np.array([_COLUMN[name] for name in WINDOW_FEATURES])
+_WINDOW_START = len(_BASE_NAMES)
 
 # --- lookup tables -----------------------------------------------------------------------
 
@@ -193,6 +197,9 @@ def _tag_bits(groups: tuple[tuple[str, ...], ...]) -> np.ndarray:
 
 
 _ANCESTOR_BITS = _tag_bits(ANCESTOR_TAGS)
+#: The keyword bits sit above the ancestor tag bits in the one bit set OR-ed down the tree.
+_KEYWORD_SHIFT = np.uint64(len(ANCESTOR_TAGS))
+assert len(ANCESTOR_TAGS) + len(KEYWORD_GROUPS) <= 64
 _OWNER_TAG_IDS = np.array([TAG_IDS.get(t, -999) for t in OWNER_TAGS], dtype=np.int64)
 _HEADING_TABLE = np.zeros(256, dtype=bool)
 _HEADING_TABLE[[TAG_IDS[h] for h in HEADINGS]] = True
@@ -200,6 +207,7 @@ _H1_ID = TAG_IDS["h1"]
 _A_ID = TAG_IDS["a"]
 _URL_DATE_RE = re.compile(r"/(?:19|20)\d\d[/-](?:0?[1-9]|1[0-2])\b")
 _URL_NUMBER_RE = re.compile(r"\d{4,}")
+_JSONLD_KEY = '"@type"'
 _JSONLD_RE = re.compile(r'"@type"\s*:\s*\[?\s*"(?:https?://schema\.org/)?([A-Za-z]+)"')
 
 
@@ -216,7 +224,9 @@ _CLASS_OF = np.zeros(0x10000, dtype=np.int64)
 for _number, _chars in enumerate(_CHAR_CLASSES.values(), start=1):
     _CLASS_OF[[ord(c) for c in _chars]] = _number
 _CLASSES = len(_CHAR_CLASSES) + 1
-_SENTENCE_TAIL = frozenset(".!?:;\"'”’)。！？")
+#: Code units a sentence ends with (all in the BMP: one UTF-16 unit each).
+_SENTENCE_TAIL = np.zeros(0x10000, dtype=bool)
+_SENTENCE_TAIL[[ord(c) for c in ".!?:;\"'”’)。！？"]] = True
 _WORD_RE = re.compile(r"\w+")
 
 
@@ -239,14 +249,21 @@ class BlockFeatures:
         return self.matrix[:, _COLUMN[name]]
 
 
+@lru_cache(maxsize=16)
+def _gaussian_kernel(sigma: float) -> np.ndarray:
+    """The Gaussian weights at -3 sigma .. 3 sigma (whole steps)."""
+    radius = int(3 * sigma)
+    return np.exp(-0.5 * (np.arange(-radius, radius + 1) / sigma) ** 2)
+
+
 def smooth_gaussian(values: np.ndarray, sigma: float) -> np.ndarray:
     """Gaussian smoothing over a sequence, renormalised at the edges (CETR histogram paper Eq. 1-3)."""
     values = np.asarray(values, dtype=np.float64)
     n = values.size
     if n <= 1 or sigma <= 0:
         return values.copy()
-    radius = int(3 * sigma)
-    kernel = np.exp(-0.5 * (np.arange(-radius, radius + 1) / sigma) ** 2)
+    kernel = _gaussian_kernel(sigma)
+    radius = kernel.size // 2
     num = np.convolve(values, kernel)[radius : radius + n]
     den = np.convolve(np.ones(n), kernel)[radius : radius + n]
     return num / den
@@ -335,18 +352,36 @@ def _put_url_features(put, url: str | None) -> None:
             put(f"url_{group}", 1.0)
 
 
+def _jsonld_types(html: str) -> set[str]:
+    """The JSON-LD ``@type`` values of the page (lower case): what ``_JSONLD_RE.findall`` finds,
+    the regex tried only where ``str.find`` finds its literal start (a regex scan of a whole page
+    costs far more)."""
+    found: set[str] = set()
+    at = html.find(_JSONLD_KEY)
+    while at >= 0:
+        match = _JSONLD_RE.match(html, at)
+        if match is None:
+            at = html.find(_JSONLD_KEY, at + 1)
+        else:
+            found.add(match.group(1).lower())
+            at = html.find(_JSONLD_KEY, match.end())
+    return found
+
+
 def _bit_columns(bits: np.ndarray, count: int) -> np.ndarray:
     """(len(bits), count) 0/1 matrix of the low ``count`` bits of a uint64 array."""
     as_bytes = np.ascontiguousarray(bits, dtype="<u8").view(np.uint8).reshape(-1, 8)
     return np.unpackbits(as_bytes, axis=1, bitorder="little")[:, :count]
 
 
-def _shift(values: np.ndarray, offset: int) -> np.ndarray:
-    out = np.zeros_like(values)
-    if offset < 0:
-        out[-offset:] = values[:offset]
-    else:
-        out[:-offset] = values[offset:]
+def _gradient(values: np.ndarray) -> np.ndarray:
+    """``np.gradient`` of at least two values (unit spacing): central differences inside,
+    one-sided at the ends, the same arithmetic without its generic set-up."""
+    out = np.empty_like(values)
+    np.subtract(values[2:], values[:-2], out=out[1:-1])
+    out[1:-1] /= 2.0
+    out[0] = values[1] - values[0]
+    out[-1] = values[-1] - values[-2]
     return out
 
 
@@ -373,7 +408,8 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     # --- text shape (one pass over the code units of all block texts)
     texts = blocks.texts
     lengths = np.fromiter(map(len, texts), np.float64, nb)
-    codes = np.frombuffer("\x00".join(texts).encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
+    joined = "\x00".join(texts)
+    codes = np.frombuffer(joined.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
     unit_block = np.add.accumulate(codes == 0)
 
     classes = np.bincount(unit_block * _CLASSES + _CLASS_OF.take(codes), minlength=nb * _CLASSES)
@@ -391,8 +427,10 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     put("digit_ratio", classes[:, 3] / length1)
     put("upper_ratio", classes[:, 4] / length1)
     put("separator_ratio", classes[:, 5] / length1)
-    put("ends_like_sentence", [s[-1] in _SENTENCE_TAIL for s in texts])
-    lowered = [t.lower() for t in texts]
+    block_last = np.append((codes == 0).nonzero()[0] - 1, codes.size - 1)  # (no block is empty)
+    put("ends_like_sentence", _SENTENCE_TAIL.take(codes.take(block_last)))
+    # one lower() for all: "\x00" is neither cased nor case-ignorable, so each block lowers alone
+    lowered = joined.lower().split("\x00")
     title_words = set(_WORD_RE.findall((doc.title or "").lower()))
     if title_words:  # share of the title's words in each short block (one regex pass for all)
         short = (lengths <= 200).nonzero()[0]
@@ -443,7 +481,10 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
         first_h1 = int(is_h1.argmax())
         put("before_h1", np.arange(nb) < first_h1)
         put("after_h1", (np.arange(nb) - first_h1) / nb)
-    ancestor_bits = _or_down(dom, _ANCESTOR_BITS.take(dom.small_tag_id)).take(first)
+    # enclosing tags and keywords of all ancestors: one bit set OR-ed down the tree
+    own_keywords, class_hash = _keyword_bits(doc, dom, first)
+    own_bits = _ANCESTOR_BITS.take(dom.small_tag_id) | (own_keywords << _KEYWORD_SHIFT)
+    ancestor_bits = _or_down(dom, own_bits).take(first)
     start = _COLUMN[f"in_{ANCESTOR_TAGS[0][0]}"]
     matrix[:, start : start + len(ANCESTOR_TAGS)] = _bit_columns(ancestor_bits, len(ANCESTOR_TAGS))
 
@@ -456,7 +497,7 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     ttr_smooth = smooth_gaussian(ttr, TTR_SIGMA)
     put("ttr", ttr)
     put("ttr_smooth", ttr_smooth)
-    put("ttr_derivative", np.abs(np.gradient(ttr_smooth)) if nb > 1 else 0.0)
+    put("ttr_derivative", np.abs(_gradient(ttr_smooth)) if nb > 1 else 0.0)
     content = chars / np.maximum(chars + CCB_TAG_CHARS * tags, 1.0)
     put("ccb_blur", smooth_gaussian(content, CCB_SIGMA))
     put("ccb_blur_wide", smooth_gaussian(content, CCB_WIDE_SIGMA))
@@ -495,8 +536,7 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     put("link_words_grandparent", link_words.take(owner_grandparent))
     put("coreex_set_share", set_text.take(owner_parent) / max(float(core_counts.text_cnt[0]), 1.0))
 
-    # --- keywords of the owner (and its parent) and of all ancestors
-    own_keywords, class_hash = _keyword_bits(doc, dom, first)
+    # --- repeated structure; keywords of the owner (and its parent) and of all ancestors
     repeats = np.log1p(_repeated_siblings(dom, class_hash).astype(np.float64))
     owner_ggparent = parent.take(owner_grandparent)
     put("repeat_owner", repeats.take(owner))
@@ -504,9 +544,9 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     put("repeat_grandparent", repeats.take(owner_grandparent))
     put("repeat_ggparent", repeats.take(owner_ggparent))
     same_text = Counter(lowered)
-    put("text_repeats", np.log([same_text[t] for t in lowered]))
+    put("text_repeats", np.log(np.fromiter(map(same_text.__getitem__, lowered), np.float64, nb)))
     near = own_keywords.take(owner) | own_keywords.take(owner_parent)
-    above = _or_down(dom, own_keywords).take(first) if own_keywords.any() else near
+    above = ancestor_bits >> _KEYWORD_SHIFT
     near_start = _COLUMN[f"kw_{next(iter(KEYWORD_GROUPS))}_near"]
     above_start = _COLUMN[f"kw_{next(iter(KEYWORD_GROUPS))}_above"]
     groups = len(KEYWORD_GROUPS)
@@ -518,17 +558,19 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     put("page_blocks", np.log1p(nb))
     put("page_chars", np.log1p(total_chars))
     put("page_noscript", float(noscript_view))
-    if '"@type"' in doc.html:
-        found = {m.lower() for m in _JSONLD_RE.findall(doc.html)}
-        for t in JSONLD_TYPES:
-            if t in found:
-                put(f"ld_{t}", 1.0)
+    found = _jsonld_types(doc.html)
+    for t in JSONLD_TYPES:
+        if t in found:
+            put(f"ld_{t}", 1.0)
 
     _put_url_features(put, doc.url)
 
-    # --- neighbours
-    for name in WINDOW_FEATURES:
-        values = matrix[:, _COLUMN[name]]
-        for offset in WINDOW_OFFSETS:
-            put(f"{name}@{offset:+d}", _shift(values, offset))
+    # --- neighbours: for each offset one copy of all window columns (the rest stays 0)
+    window = matrix[:, _WINDOW_SOURCE]
+    for k, offset in enumerate(WINDOW_OFFSETS):
+        columns = slice(_WINDOW_START + k, None, len(WINDOW_OFFSETS))
+        if offset < 0:
+            matrix[-offset:, columns] = window[:offset]
+        else:
+            matrix[:-offset, columns] = window[offset:]
     return BlockFeatures(blocks, matrix)
