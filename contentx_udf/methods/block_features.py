@@ -243,7 +243,9 @@ class BlockFeatures:
     """The blocks of a page and their feature rows (``matrix[i]`` describes ``blocks.texts[i]``)."""
 
     blocks: Blocks
-    matrix: np.ndarray  # float64, (blocks, len(FEATURE_NAMES))
+    #: float64, (blocks, len(FEATURE_NAMES)), column-major: each feature is one contiguous column
+    #: (written one at a time here, read as the model's rows by ``matrix.T``)
+    matrix: np.ndarray
 
     def column(self, name: str) -> np.ndarray:
         return self.matrix[:, _COLUMN[name]]
@@ -390,7 +392,7 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     dom = doc.dom
     blocks = page_blocks(dom)
     nb = blocks.size
-    matrix = np.zeros((nb, len(FEATURE_NAMES)), dtype=np.float64)
+    matrix = np.zeros((len(FEATURE_NAMES), nb), dtype=np.float64).T
     if nb == 0:
         return BlockFeatures(blocks, matrix)
 
