@@ -31,6 +31,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -183,6 +184,7 @@ def token_bits(token: str) -> int:
 #: The attributes read for keywords (the first is the class, also read for repeated structure).
 _ATTRIBUTES = ("class", "id", "role", "itemprop", "itemtype")
 _ATTRIBUTE_SELECTOR = ", ".join(f"[{a}]" for a in _ATTRIBUTES)
+_MEM_ID = attrgetter("mem_id")
 
 
 def _tag_bits(groups: tuple[tuple[str, ...], ...]) -> np.ndarray:
@@ -283,6 +285,19 @@ def _or_down(dom: DomArrays, own: np.ndarray) -> np.ndarray:
         up = nxt
 
 
+def _value_bits(key: tuple[str | None, ...]) -> int:
+    """The keyword groups (as a bit set) of the attribute values ``key``, remembered in
+    ``_VALUE_BITS``."""
+    bits = 0
+    for token in _TOKEN_SPLIT.split(" ".join(v for v in key if v).lower()):
+        known = _TOKEN_BITS.get(token)
+        bits |= known if known is not None else token_bits(token)
+    if len(_VALUE_BITS) >= _TOKEN_CACHE_SIZE:
+        _VALUE_BITS.clear()
+    _VALUE_BITS[key] = bits
+    return bits
+
+
 def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Own keyword bit set of the elements above some block (the only ones any block reads),
     from one CSS query for the elements with attributes; and a hash of their class value."""
@@ -297,7 +312,7 @@ def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> tup
     marks = np.zeros(dom.size, dtype=bool)
     marks[first_nodes] = True
     above_blocks = dom.subtree_sum(marks) > 0
-    index = dom.indices_of_parents(np.fromiter((n.mem_id for n in nodes), np.int64, len(nodes)))
+    index = dom.indices_of_parents(np.fromiter(map(_MEM_ID, nodes), np.int64, len(nodes)))
     wanted = (index >= 0).nonzero()[0]
     wanted = wanted[above_blocks.take(index.take(wanted))]
     wanted_nodes = index.take(wanted)
@@ -305,16 +320,11 @@ def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> tup
     found_bits: list[int] = []
     classes: list[str] = []
     for k in wanted.tolist():
-        key = tuple(map(nodes[k].attributes.get, _ATTRIBUTES))
+        get = nodes[k].attributes.get
+        key = (get("class"), get("id"), get("role"), get("itemprop"), get("itemtype"))  # _ATTRIBUTES
         bits = seen.get(key)
         if bits is None:
-            bits = 0
-            for token in _TOKEN_SPLIT.split(" ".join(v for v in key if v).lower()):
-                known = _TOKEN_BITS.get(token)
-                bits |= known if known is not None else token_bits(token)
-            if len(seen) >= _TOKEN_CACHE_SIZE:
-                seen.clear()
-            seen[key] = bits
+            bits = _value_bits(key)
         found_bits.append(bits)
         classes.append(key[0] or "")  # (the hash of "" is 0: no class)
     own[wanted_nodes] = np.array(found_bits, dtype=np.uint64)
@@ -329,9 +339,16 @@ def _repeated_siblings(dom: DomArrays, class_hash: np.ndarray) -> np.ndarray:
     key = (dom.parent0.take(elements).astype(np.int64) << 40) | (
         dom.small_tag_id.take(elements).astype(np.int64) << 32
     )
-    _, inverse, counts = np.unique(key | class_hash.take(elements), return_inverse=True, return_counts=True)
+    key |= class_hash.take(elements)
+    # the groups of equal keys as runs of the sorted keys (np.unique's work, without its set-up)
+    order = key.argsort()
+    ordered = key.take(order)
+    starts = np.empty(ordered.size, dtype=bool)
+    starts[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    group = np.add.accumulate(starts, dtype=np.int64) - 1
     out = np.ones(dom.size, dtype=np.int64)  # a text node is alone of its kind
-    out[elements] = counts.take(inverse.reshape(-1))
+    out[elements.take(order)] = np.bincount(group).take(group)
     return out
 
 
