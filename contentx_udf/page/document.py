@@ -296,8 +296,8 @@ def nesting_within(data: bytes, max_depth: int) -> bool:
     gt_before = np.searchsorted(closes_at, opens)
     real = gt_before < closes_at.size
     real[1:] &= gt_before[1:] > gt_before[:-1]
-    window = _LOWER_BYTES[padded[name_at[:, None] + np.arange(9)]]
-    in_name = _NAME_BYTES[window]
+    window = _LOWER_BYTES.take(padded.take(name_at[:, None] + np.arange(9)))  # (take: no fancy-index set-up)
+    in_name = _NAME_BYTES.take(window)
     length = np.where(in_name.all(axis=1), 9, np.argmin(in_name, axis=1))  # 9: longer than 8
     window[np.arange(9) >= length[:, None]] = 0
     keys = window[:, :8].copy().view("<u8")[:, 0]
@@ -316,8 +316,8 @@ def nesting_within(data: bytes, max_depth: int) -> bool:
     long_leaf = np.zeros(keys.size, dtype=bool)
     if not short.all():
         at = name_at[~short]
-        full = _LOWER_BYTES[padded[at[:, None] + np.arange(NAME_WINDOW)]]
-        in_full = _NAME_BYTES[full]
+        full = _LOWER_BYTES.take(padded.take(at[:, None] + np.arange(NAME_WINDOW)))
+        in_full = _NAME_BYTES.take(full)
         full_length = np.where(in_full.all(axis=1), NAME_WINDOW, np.argmin(in_full, axis=1))
         full[np.arange(NAME_WINDOW) >= full_length[:, None]] = 0
         rows = np.ascontiguousarray(full).view(f"V{NAME_WINDOW}")[:, 0]
