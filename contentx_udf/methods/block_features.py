@@ -409,12 +409,13 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     dom = doc.dom
     blocks = page_blocks(dom)
     nb = blocks.size
-    matrix = np.zeros((len(FEATURE_NAMES), nb), dtype=np.float64).T
+    columns = np.zeros((len(FEATURE_NAMES), nb), dtype=np.float64)  # one contiguous row per feature
+    matrix = columns.T
     if nb == 0:
         return BlockFeatures(blocks, matrix)
 
     def put(name: str, value) -> None:
-        matrix[:, _COLUMN[name]] = value
+        columns[_COLUMN[name]] = value
 
     text_nodes = dom.text_nodes
     in_block = blocks.text_block >= 0
@@ -483,9 +484,18 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     parent = dom.parent0
     owner_parent = parent.take(owner)
     owner_grandparent = parent.take(owner_parent)
+    owner_ggparent = parent.take(owner_grandparent)
+    #: the owner and its three nearest ancestors, one row each
+    lineage = np.stack((owner, owner_parent, owner_grandparent, owner_ggparent))
+
+    def lineage_columns(name: str, levels: int) -> np.ndarray:
+        """The columns from ``name`` on, for the owner and its ``levels - 1`` nearest ancestors."""
+        start = _COLUMN[name]
+        return columns[start : start + levels]
+
     owner_tag = dom.tag_id.take(owner)
     start = _COLUMN[f"tag_{OWNER_TAGS[0]}"]
-    matrix[:, start : start + len(OWNER_TAGS)] = owner_tag[:, None] == _OWNER_TAG_IDS[None, :]
+    columns[start : start + len(OWNER_TAGS)] = _OWNER_TAG_IDS[:, None] == owner_tag[None, :]
     heading = _HEADING_TABLE.take(np.minimum(owner_tag, 255))
     put("heading", heading)
     depth = dom.depth
@@ -527,12 +537,8 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     finite_sums = np.maximum(np.where(np.isfinite(sums), sums, 0.0), 0.0)
     positive = np.maximum(composite, 0.0)
     put("td", np.log1p(density.take(owner)))
-    put("ctd", np.log1p(positive.take(owner)))
-    put("ctd_parent", np.log1p(positive.take(owner_parent)))
-    put("ctd_grandparent", np.log1p(positive.take(owner_grandparent)))
-    put("ds", np.log1p(finite_sums.take(owner)))
-    put("ds_parent", np.log1p(finite_sums.take(owner_parent)))
-    put("ds_grandparent", np.log1p(finite_sums.take(owner_grandparent)))
+    np.log1p(positive.take(lineage[:3]), out=lineage_columns("ctd", 3))
+    np.log1p(finite_sums.take(lineage[:3]), out=lineage_columns("ds", 3))
     put("ctd_rel_body", composite.take(owner) / max(float(composite[0]), 1e-9))
     put("ds_rel_max", finite_sums.take(owner) / max(float(finite_sums.max()), 1e-9))
     nodes_per_block = np.maximum(np.bincount(block_of, minlength=nb), 1)
@@ -543,9 +549,7 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     # --- CoreEx (settings.DEFAULTS["coreex"], shared with the coreex method through dom's cache)
     core_counts, score, in_set, set_text, _ = coreex_analysis(dom, DEFAULTS["coreex"])
     finite_score = np.where(np.isfinite(score), score, 0.0)
-    put("coreex", finite_score.take(owner))
-    put("coreex_parent", finite_score.take(owner_parent))
-    put("coreex_grandparent", finite_score.take(owner_grandparent))
+    lineage_columns("coreex", 3)[:] = finite_score.take(lineage[:3])
     if np.isfinite(score).any():
         best = int(score.argmax())
         members = (in_set & (dom.parent == best)).nonzero()[0]
@@ -556,12 +560,8 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     put("coreex_set_share", set_text.take(owner_parent) / max(float(core_counts.text_cnt[0]), 1.0))
 
     # --- repeated structure; keywords of the owner (and its parent) and of all ancestors
-    repeats = np.log1p(_repeated_siblings(dom, class_hash).astype(np.float64))
-    owner_ggparent = parent.take(owner_grandparent)
-    put("repeat_owner", repeats.take(owner))
-    put("repeat_parent", repeats.take(owner_parent))
-    put("repeat_grandparent", repeats.take(owner_grandparent))
-    put("repeat_ggparent", repeats.take(owner_ggparent))
+    repeats = _repeated_siblings(dom, class_hash).astype(np.float64)
+    np.log1p(repeats.take(lineage), out=lineage_columns("repeat_owner", 4))
     same_text = Counter(lowered)
     put("text_repeats", np.log(np.fromiter(map(same_text.__getitem__, lowered), np.float64, nb)))
     near = own_keywords.take(owner) | own_keywords.take(owner_parent)
@@ -585,11 +585,11 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     _put_url_features(put, doc.url)
 
     # --- neighbours: for each offset one copy of all window columns (the rest stays 0)
-    window = matrix[:, _WINDOW_SOURCE]
+    window = columns.take(_WINDOW_SOURCE, axis=0)
     for k, offset in enumerate(WINDOW_OFFSETS):
-        columns = slice(_WINDOW_START + k, None, len(WINDOW_OFFSETS))
+        shifted = columns[_WINDOW_START + k :: len(WINDOW_OFFSETS)]
         if offset < 0:
-            matrix[-offset:, columns] = window[:offset]
+            shifted[:, -offset:] = window[:, :offset]
         else:
-            matrix[:-offset, columns] = window[offset:]
+            shifted[:, :-offset] = window[:, offset:]
     return BlockFeatures(blocks, matrix)
