@@ -31,7 +31,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import attrgetter
+from operator import attrgetter, methodcaller
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -230,6 +230,12 @@ _CLASSES = len(_CHAR_CLASSES) + 1
 _SENTENCE_TAIL = np.zeros(0x10000, dtype=bool)
 _SENTENCE_TAIL[[ord(c) for c in ".!?:;\"'”’)。！？"]] = True
 _WORD_RE = re.compile(r"\w+")
+_MATCH_START = methodcaller("start")
+
+
+def _is_word_char(char: str) -> bool:
+    """Whether ``char`` is a regex ``\\w`` character (alphanumeric or "_")."""
+    return char.isalnum() or char == "_"
 
 
 #: Gaussian sigmas (in blocks) of the CETR and CCB signals over the block sequence.
@@ -456,11 +462,18 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
         short = (lengths <= 200).nonzero()[0]
         short_texts = [lowered[i] for i in short.tolist()]
         # the title's words as whole \w+ tokens: a word matches only where no word character
-        # touches it (the longest first), in the short blocks joined by newlines
+        # touches it (the longest first), in the short blocks joined by newlines.  The regex checks
+        # the end; the start is checked on its matches (a match starting inside a token ends with
+        # it, so it hides no other), as a leading lookbehind costs the regex its fast scan
         pattern = re.compile(
-            r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(title_words, key=len, reverse=True))) + r")(?!\w)"
+            r"(?:" + "|".join(map(re.escape, sorted(title_words, key=len, reverse=True))) + r")(?!\w)"
         )
-        hits = [m.start() for m in pattern.finditer("\n".join(short_texts))]
+        short_joined = "\n".join(short_texts)
+        hits = [
+            at
+            for at in map(_MATCH_START, pattern.finditer(short_joined))
+            if not at or not _is_word_char(short_joined[at - 1])
+        ]
         if hits:
             block_ends = np.add.accumulate(np.fromiter(map(len, short_texts), np.int64, len(short_texts)) + 1)
             overlap = np.zeros(nb)
