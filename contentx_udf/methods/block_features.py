@@ -151,7 +151,8 @@ FEATURE_NAMES: tuple[str, ...] = _BASE_NAMES + tuple(
 )
 _COLUMN = {name: i for i, name in enumerate(FEATURE_NAMES)}
 assert len(_COLUMN) == len(FEATURE_NAMES)
-#: The window columns come last, feature by feature, offset by offset.
+#: The columns the neighbour features copy; the neighbour columns come last, feature by feature,
+#: offset by offset.
 _WINDOW_SOURCE = np.array([_COLUMN[name] for name in WINDOW_FEATURES])
 _WINDOW_START = len(_BASE_NAMES)
 
@@ -498,7 +499,7 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     owner_parent = parent.take(owner)
     owner_grandparent = parent.take(owner_parent)
     owner_ggparent = parent.take(owner_grandparent)
-    #: the owner and its three nearest ancestors, one row each
+    # the owner and its three nearest ancestors, one row each
     lineage = np.stack((owner, owner_parent, owner_grandparent, owner_ggparent))
 
     def lineage_columns(name: str, levels: int) -> np.ndarray:
