@@ -30,6 +30,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
+from operator import attrgetter, methodcaller
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -149,6 +151,10 @@ FEATURE_NAMES: tuple[str, ...] = _BASE_NAMES + tuple(
 )
 _COLUMN = {name: i for i, name in enumerate(FEATURE_NAMES)}
 assert len(_COLUMN) == len(FEATURE_NAMES)
+#: The columns the neighbour features copy; the neighbour columns come last, feature by feature,
+#: offset by offset.
+_WINDOW_SOURCE = np.array([_COLUMN[name] for name in WINDOW_FEATURES])
+_WINDOW_START = len(_BASE_NAMES)
 
 # --- lookup tables -----------------------------------------------------------------------
 
@@ -179,6 +185,7 @@ def token_bits(token: str) -> int:
 #: The attributes read for keywords (the first is the class, also read for repeated structure).
 _ATTRIBUTES = ("class", "id", "role", "itemprop", "itemtype")
 _ATTRIBUTE_SELECTOR = ", ".join(f"[{a}]" for a in _ATTRIBUTES)
+_MEM_ID = attrgetter("mem_id")
 
 
 def _tag_bits(groups: tuple[tuple[str, ...], ...]) -> np.ndarray:
@@ -193,6 +200,9 @@ def _tag_bits(groups: tuple[tuple[str, ...], ...]) -> np.ndarray:
 
 
 _ANCESTOR_BITS = _tag_bits(ANCESTOR_TAGS)
+#: The keyword bits sit above the ancestor tag bits in the one bit set OR-ed down the tree.
+_KEYWORD_SHIFT = np.uint64(len(ANCESTOR_TAGS))
+assert len(ANCESTOR_TAGS) + len(KEYWORD_GROUPS) <= 64
 _OWNER_TAG_IDS = np.array([TAG_IDS.get(t, -999) for t in OWNER_TAGS], dtype=np.int64)
 _HEADING_TABLE = np.zeros(256, dtype=bool)
 _HEADING_TABLE[[TAG_IDS[h] for h in HEADINGS]] = True
@@ -200,6 +210,7 @@ _H1_ID = TAG_IDS["h1"]
 _A_ID = TAG_IDS["a"]
 _URL_DATE_RE = re.compile(r"/(?:19|20)\d\d[/-](?:0?[1-9]|1[0-2])\b")
 _URL_NUMBER_RE = re.compile(r"\d{4,}")
+_JSONLD_KEY = '"@type"'
 _JSONLD_RE = re.compile(r'"@type"\s*:\s*\[?\s*"(?:https?://schema\.org/)?([A-Za-z]+)"')
 
 
@@ -216,8 +227,16 @@ _CLASS_OF = np.zeros(0x10000, dtype=np.int64)
 for _number, _chars in enumerate(_CHAR_CLASSES.values(), start=1):
     _CLASS_OF[[ord(c) for c in _chars]] = _number
 _CLASSES = len(_CHAR_CLASSES) + 1
-_SENTENCE_TAIL = frozenset(".!?:;\"'”’)。！？")
+#: Code units a sentence ends with (all in the BMP: one UTF-16 unit each).
+_SENTENCE_TAIL = np.zeros(0x10000, dtype=bool)
+_SENTENCE_TAIL[[ord(c) for c in ".!?:;\"'”’)。！？"]] = True
 _WORD_RE = re.compile(r"\w+")
+_MATCH_START = methodcaller("start")
+
+
+def _is_word_char(char: str) -> bool:
+    """Whether ``char`` is a regex ``\\w`` character (alphanumeric or "_")."""
+    return char.isalnum() or char == "_"
 
 
 #: Gaussian sigmas (in blocks) of the CETR and CCB signals over the block sequence.
@@ -233,10 +252,19 @@ class BlockFeatures:
     """The blocks of a page and their feature rows (``matrix[i]`` describes ``blocks.texts[i]``)."""
 
     blocks: Blocks
-    matrix: np.ndarray  # float64, (blocks, len(FEATURE_NAMES))
+    #: float64, (blocks, len(FEATURE_NAMES)), column-major: each feature is one contiguous column
+    #: (written one at a time here, read as the model's rows by ``matrix.T``)
+    matrix: np.ndarray
 
     def column(self, name: str) -> np.ndarray:
         return self.matrix[:, _COLUMN[name]]
+
+
+@lru_cache(maxsize=16)
+def _gaussian_kernel(sigma: float) -> np.ndarray:
+    """The Gaussian weights at -3 sigma .. 3 sigma (whole steps)."""
+    radius = int(3 * sigma)
+    return np.exp(-0.5 * (np.arange(-radius, radius + 1) / sigma) ** 2)
 
 
 def smooth_gaussian(values: np.ndarray, sigma: float) -> np.ndarray:
@@ -245,8 +273,8 @@ def smooth_gaussian(values: np.ndarray, sigma: float) -> np.ndarray:
     n = values.size
     if n <= 1 or sigma <= 0:
         return values.copy()
-    radius = int(3 * sigma)
-    kernel = np.exp(-0.5 * (np.arange(-radius, radius + 1) / sigma) ** 2)
+    kernel = _gaussian_kernel(sigma)
+    radius = kernel.size // 2
     num = np.convolve(values, kernel)[radius : radius + n]
     den = np.convolve(np.ones(n), kernel)[radius : radius + n]
     return num / den
@@ -264,6 +292,19 @@ def _or_down(dom: DomArrays, own: np.ndarray) -> np.ndarray:
         up = nxt
 
 
+def _value_bits(key: tuple[str | None, ...]) -> int:
+    """The keyword groups (as a bit set) of the attribute values ``key``, remembered in
+    ``_VALUE_BITS``."""
+    bits = 0
+    for token in _TOKEN_SPLIT.split(" ".join(v for v in key if v).lower()):
+        known = _TOKEN_BITS.get(token)
+        bits |= known if known is not None else token_bits(token)
+    if len(_VALUE_BITS) >= _TOKEN_CACHE_SIZE:
+        _VALUE_BITS.clear()
+    _VALUE_BITS[key] = bits
+    return bits
+
+
 def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Own keyword bit set of the elements above some block (the only ones any block reads),
     from one CSS query for the elements with attributes; and a hash of their class value."""
@@ -278,7 +319,7 @@ def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> tup
     marks = np.zeros(dom.size, dtype=bool)
     marks[first_nodes] = True
     above_blocks = dom.subtree_sum(marks) > 0
-    index = dom.indices_of_parents(np.fromiter((n.mem_id for n in nodes), np.int64, len(nodes)))
+    index = dom.indices_of_parents(np.fromiter(map(_MEM_ID, nodes), np.int64, len(nodes)))
     wanted = (index >= 0).nonzero()[0]
     wanted = wanted[above_blocks.take(index.take(wanted))]
     wanted_nodes = index.take(wanted)
@@ -286,16 +327,11 @@ def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> tup
     found_bits: list[int] = []
     classes: list[str] = []
     for k in wanted.tolist():
-        key = tuple(map(nodes[k].attributes.get, _ATTRIBUTES))
+        get = nodes[k].attributes.get
+        key = (get("class"), get("id"), get("role"), get("itemprop"), get("itemtype"))  # _ATTRIBUTES
         bits = seen.get(key)
         if bits is None:
-            bits = 0
-            for token in _TOKEN_SPLIT.split(" ".join(v for v in key if v).lower()):
-                known = _TOKEN_BITS.get(token)
-                bits |= known if known is not None else token_bits(token)
-            if len(seen) >= _TOKEN_CACHE_SIZE:
-                seen.clear()
-            seen[key] = bits
+            bits = _value_bits(key)
         found_bits.append(bits)
         classes.append(key[0] or "")  # (the hash of "" is 0: no class)
     own[wanted_nodes] = np.array(found_bits, dtype=np.uint64)
@@ -310,9 +346,16 @@ def _repeated_siblings(dom: DomArrays, class_hash: np.ndarray) -> np.ndarray:
     key = (dom.parent0.take(elements).astype(np.int64) << 40) | (
         dom.small_tag_id.take(elements).astype(np.int64) << 32
     )
-    _, inverse, counts = np.unique(key | class_hash.take(elements), return_inverse=True, return_counts=True)
+    key |= class_hash.take(elements)
+    # the groups of equal keys as runs of the sorted keys (np.unique's work, without its set-up)
+    order = key.argsort()
+    ordered = key.take(order)
+    starts = np.empty(ordered.size, dtype=bool)
+    starts[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    group = np.add.accumulate(starts, dtype=np.int64) - 1
     out = np.ones(dom.size, dtype=np.int64)  # a text node is alone of its kind
-    out[elements] = counts.take(inverse.reshape(-1))
+    out[elements.take(order)] = np.bincount(group).take(group)
     return out
 
 
@@ -335,18 +378,36 @@ def _put_url_features(put, url: str | None) -> None:
             put(f"url_{group}", 1.0)
 
 
+def _jsonld_types(html: str) -> set[str]:
+    """The JSON-LD ``@type`` values of the page (lower case): what ``_JSONLD_RE.findall`` finds,
+    the regex tried only where ``str.find`` finds its literal start (a regex scan of a whole page
+    costs far more)."""
+    found: set[str] = set()
+    at = html.find(_JSONLD_KEY)
+    while at >= 0:
+        match = _JSONLD_RE.match(html, at)
+        if match is None:
+            at = html.find(_JSONLD_KEY, at + 1)
+        else:
+            found.add(match.group(1).lower())
+            at = html.find(_JSONLD_KEY, match.end())
+    return found
+
+
 def _bit_columns(bits: np.ndarray, count: int) -> np.ndarray:
     """(len(bits), count) 0/1 matrix of the low ``count`` bits of a uint64 array."""
     as_bytes = np.ascontiguousarray(bits, dtype="<u8").view(np.uint8).reshape(-1, 8)
     return np.unpackbits(as_bytes, axis=1, bitorder="little")[:, :count]
 
 
-def _shift(values: np.ndarray, offset: int) -> np.ndarray:
-    out = np.zeros_like(values)
-    if offset < 0:
-        out[-offset:] = values[:offset]
-    else:
-        out[:-offset] = values[offset:]
+def _gradient(values: np.ndarray) -> np.ndarray:
+    """``np.gradient`` of at least two values (unit spacing): central differences inside,
+    one-sided at the ends, the same arithmetic without its generic set-up."""
+    out = np.empty_like(values)
+    np.subtract(values[2:], values[:-2], out=out[1:-1])
+    out[1:-1] /= 2.0
+    out[0] = values[1] - values[0]
+    out[-1] = values[-1] - values[-2]
     return out
 
 
@@ -355,12 +416,13 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     dom = doc.dom
     blocks = page_blocks(dom)
     nb = blocks.size
-    matrix = np.zeros((nb, len(FEATURE_NAMES)), dtype=np.float64)
+    columns = np.zeros((len(FEATURE_NAMES), nb), dtype=np.float64)  # one contiguous row per feature
+    matrix = columns.T
     if nb == 0:
         return BlockFeatures(blocks, matrix)
 
     def put(name: str, value) -> None:
-        matrix[:, _COLUMN[name]] = value
+        columns[_COLUMN[name]] = value
 
     text_nodes = dom.text_nodes
     in_block = blocks.text_block >= 0
@@ -373,7 +435,8 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     # --- text shape (one pass over the code units of all block texts)
     texts = blocks.texts
     lengths = np.fromiter(map(len, texts), np.float64, nb)
-    codes = np.frombuffer("\x00".join(texts).encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
+    joined = "\x00".join(texts)
+    codes = np.frombuffer(joined.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
     unit_block = np.add.accumulate(codes == 0)
 
     classes = np.bincount(unit_block * _CLASSES + _CLASS_OF.take(codes), minlength=nb * _CLASSES)
@@ -391,18 +454,27 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     put("digit_ratio", classes[:, 3] / length1)
     put("upper_ratio", classes[:, 4] / length1)
     put("separator_ratio", classes[:, 5] / length1)
-    put("ends_like_sentence", [s[-1] in _SENTENCE_TAIL for s in texts])
-    lowered = [t.lower() for t in texts]
+    block_last = np.append((codes == 0).nonzero()[0] - 1, codes.size - 1)  # (no block is empty)
+    put("ends_like_sentence", _SENTENCE_TAIL.take(codes.take(block_last)))
+    # one lower() for all: "\x00" is neither cased nor case-ignorable, so each block lowers alone
+    lowered = joined.lower().split("\x00")
     title_words = set(_WORD_RE.findall((doc.title or "").lower()))
     if title_words:  # share of the title's words in each short block (one regex pass for all)
         short = (lengths <= 200).nonzero()[0]
         short_texts = [lowered[i] for i in short.tolist()]
         # the title's words as whole \w+ tokens: a word matches only where no word character
-        # touches it (the longest first), in the short blocks joined by newlines
+        # touches it (the longest first), in the short blocks joined by newlines.  The regex checks
+        # the end; the start is checked on its matches (a match starting inside a token ends with
+        # it, so it hides no other), as a leading lookbehind costs the regex its fast scan
         pattern = re.compile(
-            r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(title_words, key=len, reverse=True))) + r")(?!\w)"
+            r"(?:" + "|".join(map(re.escape, sorted(title_words, key=len, reverse=True))) + r")(?!\w)"
         )
-        hits = [m.start() for m in pattern.finditer("\n".join(short_texts))]
+        short_joined = "\n".join(short_texts)
+        hits = [
+            at
+            for at in map(_MATCH_START, pattern.finditer(short_joined))
+            if not at or not _is_word_char(short_joined[at - 1])
+        ]
         if hits:
             block_ends = np.add.accumulate(np.fromiter(map(len, short_texts), np.int64, len(short_texts)) + 1)
             overlap = np.zeros(nb)
@@ -426,9 +498,18 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     parent = dom.parent0
     owner_parent = parent.take(owner)
     owner_grandparent = parent.take(owner_parent)
+    owner_ggparent = parent.take(owner_grandparent)
+    # the owner and its three nearest ancestors, one row each
+    lineage = np.stack((owner, owner_parent, owner_grandparent, owner_ggparent))
+
+    def lineage_columns(name: str, levels: int) -> np.ndarray:
+        """The columns from ``name`` on, for the owner and its ``levels - 1`` nearest ancestors."""
+        start = _COLUMN[name]
+        return columns[start : start + levels]
+
     owner_tag = dom.tag_id.take(owner)
     start = _COLUMN[f"tag_{OWNER_TAGS[0]}"]
-    matrix[:, start : start + len(OWNER_TAGS)] = owner_tag[:, None] == _OWNER_TAG_IDS[None, :]
+    columns[start : start + len(OWNER_TAGS)] = _OWNER_TAG_IDS[:, None] == owner_tag[None, :]
     heading = _HEADING_TABLE.take(np.minimum(owner_tag, 255))
     put("heading", heading)
     depth = dom.depth
@@ -443,7 +524,10 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
         first_h1 = int(is_h1.argmax())
         put("before_h1", np.arange(nb) < first_h1)
         put("after_h1", (np.arange(nb) - first_h1) / nb)
-    ancestor_bits = _or_down(dom, _ANCESTOR_BITS.take(dom.small_tag_id)).take(first)
+    # enclosing tags and keywords of all ancestors: one bit set OR-ed down the tree
+    own_keywords, class_hash = _keyword_bits(doc, dom, first)
+    own_bits = _ANCESTOR_BITS.take(dom.small_tag_id) | (own_keywords << _KEYWORD_SHIFT)
+    ancestor_bits = _or_down(dom, own_bits).take(first)
     start = _COLUMN[f"in_{ANCESTOR_TAGS[0][0]}"]
     matrix[:, start : start + len(ANCESTOR_TAGS)] = _bit_columns(ancestor_bits, len(ANCESTOR_TAGS))
 
@@ -456,7 +540,7 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     ttr_smooth = smooth_gaussian(ttr, TTR_SIGMA)
     put("ttr", ttr)
     put("ttr_smooth", ttr_smooth)
-    put("ttr_derivative", np.abs(np.gradient(ttr_smooth)) if nb > 1 else 0.0)
+    put("ttr_derivative", np.abs(_gradient(ttr_smooth)) if nb > 1 else 0.0)
     content = chars / np.maximum(chars + CCB_TAG_CHARS * tags, 1.0)
     put("ccb_blur", smooth_gaussian(content, CCB_SIGMA))
     put("ccb_blur_wide", smooth_gaussian(content, CCB_WIDE_SIGMA))
@@ -467,12 +551,8 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     finite_sums = np.maximum(np.where(np.isfinite(sums), sums, 0.0), 0.0)
     positive = np.maximum(composite, 0.0)
     put("td", np.log1p(density.take(owner)))
-    put("ctd", np.log1p(positive.take(owner)))
-    put("ctd_parent", np.log1p(positive.take(owner_parent)))
-    put("ctd_grandparent", np.log1p(positive.take(owner_grandparent)))
-    put("ds", np.log1p(finite_sums.take(owner)))
-    put("ds_parent", np.log1p(finite_sums.take(owner_parent)))
-    put("ds_grandparent", np.log1p(finite_sums.take(owner_grandparent)))
+    np.log1p(positive.take(lineage[:3]), out=lineage_columns("ctd", 3))
+    np.log1p(finite_sums.take(lineage[:3]), out=lineage_columns("ds", 3))
     put("ctd_rel_body", composite.take(owner) / max(float(composite[0]), 1e-9))
     put("ds_rel_max", finite_sums.take(owner) / max(float(finite_sums.max()), 1e-9))
     nodes_per_block = np.maximum(np.bincount(block_of, minlength=nb), 1)
@@ -483,9 +563,7 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     # --- CoreEx (settings.DEFAULTS["coreex"], shared with the coreex method through dom's cache)
     core_counts, score, in_set, set_text, _ = coreex_analysis(dom, DEFAULTS["coreex"])
     finite_score = np.where(np.isfinite(score), score, 0.0)
-    put("coreex", finite_score.take(owner))
-    put("coreex_parent", finite_score.take(owner_parent))
-    put("coreex_grandparent", finite_score.take(owner_grandparent))
+    lineage_columns("coreex", 3)[:] = finite_score.take(lineage[:3])
     if np.isfinite(score).any():
         best = int(score.argmax())
         members = (in_set & (dom.parent == best)).nonzero()[0]
@@ -495,18 +573,13 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     put("link_words_grandparent", link_words.take(owner_grandparent))
     put("coreex_set_share", set_text.take(owner_parent) / max(float(core_counts.text_cnt[0]), 1.0))
 
-    # --- keywords of the owner (and its parent) and of all ancestors
-    own_keywords, class_hash = _keyword_bits(doc, dom, first)
-    repeats = np.log1p(_repeated_siblings(dom, class_hash).astype(np.float64))
-    owner_ggparent = parent.take(owner_grandparent)
-    put("repeat_owner", repeats.take(owner))
-    put("repeat_parent", repeats.take(owner_parent))
-    put("repeat_grandparent", repeats.take(owner_grandparent))
-    put("repeat_ggparent", repeats.take(owner_ggparent))
+    # --- repeated structure; keywords of the owner (and its parent) and of all ancestors
+    repeats = _repeated_siblings(dom, class_hash).astype(np.float64)
+    np.log1p(repeats.take(lineage), out=lineage_columns("repeat_owner", 4))
     same_text = Counter(lowered)
-    put("text_repeats", np.log([same_text[t] for t in lowered]))
+    put("text_repeats", np.log(np.fromiter(map(same_text.__getitem__, lowered), np.float64, nb)))
     near = own_keywords.take(owner) | own_keywords.take(owner_parent)
-    above = _or_down(dom, own_keywords).take(first) if own_keywords.any() else near
+    above = ancestor_bits >> _KEYWORD_SHIFT
     near_start = _COLUMN[f"kw_{next(iter(KEYWORD_GROUPS))}_near"]
     above_start = _COLUMN[f"kw_{next(iter(KEYWORD_GROUPS))}_above"]
     groups = len(KEYWORD_GROUPS)
@@ -518,19 +591,21 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     put("page_blocks", np.log1p(nb))
     put("page_chars", np.log1p(total_chars))
     put("page_noscript", float(noscript_view))
-    if '"@type"' in doc.html:
-        found = {m.lower() for m in _JSONLD_RE.findall(doc.html)}
-        for t in JSONLD_TYPES:
-            if t in found:
-                put(f"ld_{t}", 1.0)
+    found = _jsonld_types(doc.html)
+    for t in JSONLD_TYPES:
+        if t in found:
+            put(f"ld_{t}", 1.0)
 
     _put_url_features(put, doc.url)
 
-    # --- neighbours
-    for name in WINDOW_FEATURES:
-        values = matrix[:, _COLUMN[name]]
-        for offset in WINDOW_OFFSETS:
-            put(f"{name}@{offset:+d}", _shift(values, offset))
+    # --- neighbours: for each offset one copy of all window columns (the rest stays 0)
+    window = columns.take(_WINDOW_SOURCE, axis=0)
+    for k, offset in enumerate(WINDOW_OFFSETS):
+        shifted = columns[_WINDOW_START + k :: len(WINDOW_OFFSETS)]
+        if offset < 0:
+            shifted[:, -offset:] = window[:, :offset]
+        else:
+            shifted[:, :-offset] = window[:, offset:]
     return BlockFeatures(blocks, matrix)
 
 

@@ -76,9 +76,11 @@ class TreeEnsemble:
         """Sum of the trees' leaf values for every row of ``matrix`` (the log-odds): shape (rows,)
         or (rows, k).
 
-        Works on the transposed matrix so that the gather copies whole rows: one comparison of
-        every distinct split with every block, gathered for every (tree, level), then the levels'
-        bits weighted by 2**level are summed into a byte per (tree, block): the leaf.
+        Works on the transposed matrix (no copy for the column-major matrix of
+        :func:`~contentx_udf.methods.block_features.block_features`) so that the gather copies
+        whole rows: one comparison of every distinct split with every block, gathered for every
+        (tree, level), then the levels' bits weighted by 2**level are summed into a byte per
+        (tree, block): the leaf.
         """
         rows = matrix.shape[0]
         if rows == 0 or self.trees == 0 or self.depth == 0:

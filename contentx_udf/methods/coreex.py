@@ -69,10 +69,10 @@ def word_counts(dom: DomArrays) -> np.ndarray:
         return out
     if joined.isascii():
         codes = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
-        is_space = _ASCII_SPACE_TABLE[codes]
+        is_space = _ASCII_SPACE_TABLE.take(codes)
     else:  # UTF-16 units: a character outside the BMP is two non-space units, still one word
         codes = np.frombuffer(joined.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
-        is_space = _UTF16_SPACE_TABLE[codes]
+        is_space = _UTF16_SPACE_TABLE.take(codes)  # (take: no fancy-index set-up)
     starts = ~is_space
     starts[1:] &= is_space[:-1]
     # the text node of a word: how many separators precede its first character
@@ -123,8 +123,7 @@ def coreex_scores(
     parent's set ``S``, and ``setTextCnt``/``setLinkCnt``."""
     text_cnt, link_cnt, counted = counts.text_cnt, counts.link_cnt, counts.counted
     text_f = text_cnt.astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        child_ratio = np.where(text_cnt > 0, (text_f - link_cnt) / np.maximum(text_f, 1.0), -np.inf)
+    child_ratio = np.where(text_cnt > 0, (text_f - link_cnt) / np.maximum(text_f, 1.0), -np.inf)
     in_set = counted & (child_ratio > subset_threshold)
     set_text = dom.children_sum(text_f * in_set)
     set_link = dom.children_sum(link_cnt * in_set.astype(np.float64))

@@ -296,8 +296,8 @@ def nesting_within(data: bytes, max_depth: int) -> bool:
     gt_before = np.searchsorted(closes_at, opens)
     real = gt_before < closes_at.size
     real[1:] &= gt_before[1:] > gt_before[:-1]
-    window = _LOWER_BYTES[padded[name_at[:, None] + np.arange(9)]]
-    in_name = _NAME_BYTES[window]
+    window = _LOWER_BYTES.take(padded.take(name_at[:, None] + np.arange(9)))  # (take: no fancy-index set-up)
+    in_name = _NAME_BYTES.take(window)
     length = np.where(in_name.all(axis=1), 9, np.argmin(in_name, axis=1))  # 9: longer than 8
     window[np.arange(9) >= length[:, None]] = 0
     keys = window[:, :8].copy().view("<u8")[:, 0]
@@ -316,8 +316,8 @@ def nesting_within(data: bytes, max_depth: int) -> bool:
     long_leaf = np.zeros(keys.size, dtype=bool)
     if not short.all():
         at = name_at[~short]
-        full = _LOWER_BYTES[padded[at[:, None] + np.arange(NAME_WINDOW)]]
-        in_full = _NAME_BYTES[full]
+        full = _LOWER_BYTES.take(padded.take(at[:, None] + np.arange(NAME_WINDOW)))
+        in_full = _NAME_BYTES.take(full)
         full_length = np.where(in_full.all(axis=1), NAME_WINDOW, np.argmin(in_full, axis=1))
         full[np.arange(NAME_WINDOW) >= full_length[:, None]] = 0
         rows = np.ascontiguousarray(full).view(f"V{NAME_WINDOW}")[:, 0]
@@ -391,8 +391,11 @@ class DomArrays:
 
     @cached_property
     def depth(self) -> np.ndarray:
-        """Depth of every node (0 for ``<body>``)."""
-        return _depths(self.parent)
+        """Depth of every node (0 for ``<body>``): the subtrees that contain it, less its own
+        (a node opens one, its subtree end closes it)."""
+        delta = np.ones(self.size + 1, dtype=np.int64)
+        delta -= np.bincount(self.end, minlength=self.size + 1)
+        return np.add.accumulate(delta[:-1]) - 1
 
     @cached_property
     def texts(self) -> list[str]:
@@ -686,19 +689,6 @@ def _subtree_ends(parent: np.ndarray) -> np.ndarray:
         if (nxt == last).all():
             return last + 1
         last = nxt
-
-
-def _depths(parent: np.ndarray) -> np.ndarray:
-    """Depth of every node (0 for roots) by pointer jumping (list ranking)."""
-    depth = (parent >= 0).astype(np.int64)
-    anc = parent.copy()
-    while True:
-        live = anc >= 0
-        if not live.any():
-            return depth
-        nxt = np.where(live, anc, 0)
-        depth = depth + np.where(live, depth[nxt], 0)
-        anc = np.where(live, anc[nxt], -1)
 
 
 # --- the document -----------------------------------------------------------------------
