@@ -7,8 +7,12 @@ gather, one comparison and one small matrix product over all trees at once, with
 trees or levels: for the hundred-odd blocks of a page that costs about as much as a handful of
 numpy calls (a Python tree walk or a general tree runtime costs more per call than the work).
 
-The model file (``.npz``) holds the arrays and a JSON record: the feature names it was
-trained with, the training data, the training parameters and the contentx version.  It is
+A page-type classifier (:class:`PageTypes`, the same trees with one output per type) rides in
+the same file: it sets each page's decision threshold (see :meth:`BlockModel.page_threshold`).
+
+The model file (``.npz``) holds the arrays (the page-type classifier's prefixed ``page_``) and a
+JSON record: the feature names it was trained with, the training data, the training parameters
+and the contentx version.  It is
 read once per process (:func:`shipped_model`); nothing is ever downloaded.
 """
 
