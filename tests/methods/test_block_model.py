@@ -5,6 +5,7 @@ and record, and the shipped model loads with the feature lists this code compute
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import numpy as np
 import pytest
@@ -107,3 +108,25 @@ def test_shipped_model_matches_the_code():
     assert min(types.thresholds) <= threshold <= max(types.thresholds)
     assert set(probabilities) == set(PAGE_TYPES) and np.isclose(sum(probabilities.values()), 1.0)
     assert page_features(np.zeros((0, len(FEATURE_NAMES)))).shape == (len(PAGE_FEATURE_NAMES),)
+
+
+def test_a_format_1_file_loads_without_page_types(tmp_path):
+    # files written before the page-type classifier (format 1) keep working with their fixed threshold
+    m = two_tree_model()
+    record = {"format": 1, "feature_names": ["a", "b"], "bias": 0.25, "threshold": 0.4, "info": {}}
+    path = tmp_path / "v1.npz"
+    np.savez_compressed(
+        path,
+        split_feature=m.split_feature.astype(np.int16),
+        split_border=m.split_border.astype(np.float32),
+        leaf_values=m.leaf_values.astype(np.float32),
+        record=np.frombuffer(json.dumps(record).encode(), dtype=np.uint8),
+    )
+    old = BlockModel.load(path)
+    assert old.page_types is None and old.page_threshold(np.zeros((2, 2))) == (0.4, {})
+    x = np.array([[2.0, 6.0]])
+    assert np.allclose(old.raw_scores(x), m.raw_scores(x))
+    record["format"] = 7
+    np.savez_compressed(path, record=np.frombuffer(json.dumps(record).encode(), dtype=np.uint8))
+    with pytest.raises(ValueError, match="format 7"):
+        BlockModel.load(path)
