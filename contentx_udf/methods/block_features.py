@@ -30,8 +30,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
-from operator import attrgetter, methodcaller
+from functools import lru_cache, reduce
+from operator import attrgetter, methodcaller, or_
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -166,16 +166,32 @@ _TOKEN_CACHE_SIZE = 200_000
 _VALUE_BITS: dict[tuple[str | None, ...], int] = {}
 
 
+def _keyword_tables() -> tuple[dict[str, int], dict[str, int], re.Pattern[str]]:
+    """The group bits of every exact keyword (``=word``); for every other keyword the bits of the
+    keywords that are its prefixes (itself included: found at a position, they are all there);
+    and one pattern that finds the longest keyword starting at every position of a token."""
+    exact: dict[str, int] = {}
+    inside: dict[str, int] = {}
+    for bit, words in enumerate(KEYWORD_GROUPS.values()):
+        for word in words:
+            table, key = (exact, word[1:]) if word.startswith("=") else (inside, word)
+            table[key] = table.get(key, 0) | 1 << bit
+    with_prefixes = {w: reduce(or_, (b for v, b in inside.items() if w.startswith(v)), 0) for w in inside}
+    longest_first = sorted(inside, key=len, reverse=True)
+    return exact, with_prefixes, re.compile("(?=(" + "|".join(map(re.escape, longest_first)) + "))")
+
+
+_EXACT_KEYWORD_BITS, _KEYWORD_PREFIX_BITS, _KEYWORD_AT = _keyword_tables()
+
+
 def token_bits(token: str) -> int:
-    """The keyword groups (as a bit set) that the attribute token ``token`` matches."""
+    """The keyword groups (as a bit set) that the attribute token ``token`` matches: a group's
+    ``=word`` when the token is that word, its other words when the token contains one."""
     bits = _TOKEN_BITS.get(token)
     if bits is None:
-        bits = 0
-        for bit, words in enumerate(KEYWORD_GROUPS.values()):
-            for word in words:
-                if (token == word[1:]) if word[0] == "=" else (word in token):
-                    bits |= 1 << bit
-                    break
+        bits = _EXACT_KEYWORD_BITS.get(token, 0)
+        for keyword in _KEYWORD_AT.findall(token):
+            bits |= _KEYWORD_PREFIX_BITS[keyword]
         if len(_TOKEN_BITS) >= _TOKEN_CACHE_SIZE:
             _TOKEN_BITS.clear()
         _TOKEN_BITS[token] = bits
