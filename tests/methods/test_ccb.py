@@ -336,9 +336,15 @@ def _reference(html, method, **overrides):
             break
         extracted = now
     extracted = now
+    kept = extracted[word_of_letter]
+    if method == "tccb":  # a word the page renders whole is kept whole when one of its tokens is
+        rendered = np.cumsum(is_space | _span_mask(src.size, src.tag_start[block], src.tag_end[block]))[
+            letters
+        ]
+        kept = np.isin(rendered, rendered[kept])
     mask = is_space.copy()
     if letters.size:
-        mask[letters] = extracted[word_of_letter]
+        mask[letters] = kept
     return src.text_of(mask)
 
 
