@@ -151,6 +151,14 @@ FEATURE_NAMES: tuple[str, ...] = _BASE_NAMES + tuple(
 )
 _COLUMN = {name: i for i, name in enumerate(FEATURE_NAMES)}
 assert len(_COLUMN) == len(FEATURE_NAMES)
+# block_features writes each of these runs (the owner and its ancestors) as one slice of columns
+for _run in (
+    ("ctd", "ctd_parent", "ctd_grandparent"),
+    ("ds", "ds_parent", "ds_grandparent"),
+    ("coreex", "coreex_parent", "coreex_grandparent"),
+    ("repeat_owner", "repeat_parent", "repeat_grandparent", "repeat_ggparent"),
+):
+    assert [_COLUMN[n] - _COLUMN[_run[0]] for n in _run] == list(range(len(_run))), _run
 #: The columns the neighbour features copy; the neighbour columns come last, feature by feature,
 #: offset by offset.
 _WINDOW_SOURCE = np.array([_COLUMN[name] for name in WINDOW_FEATURES])
@@ -310,14 +318,15 @@ def _or_down(dom: DomArrays, own: np.ndarray) -> np.ndarray:
 
 def _value_bits(key: tuple[str | None, ...]) -> int:
     """The keyword groups (as a bit set) of the attribute values ``key``, remembered in
-    ``_VALUE_BITS``."""
-    bits = 0
-    for token in _TOKEN_SPLIT.split(" ".join(v for v in key if v).lower()):
-        known = _TOKEN_BITS.get(token)
-        bits |= known if known is not None else token_bits(token)
-    if len(_VALUE_BITS) >= _TOKEN_CACHE_SIZE:
-        _VALUE_BITS.clear()
-    _VALUE_BITS[key] = bits
+    ``_VALUE_BITS`` (attribute values repeat within a page, menu items, and a site, templates)."""
+    bits = _VALUE_BITS.get(key)
+    if bits is None:
+        bits = 0
+        for token in _TOKEN_SPLIT.split(" ".join(v for v in key if v).lower()):
+            bits |= token_bits(token)
+        if len(_VALUE_BITS) >= _TOKEN_CACHE_SIZE:
+            _VALUE_BITS.clear()
+        _VALUE_BITS[key] = bits
     return bits
 
 
@@ -339,16 +348,11 @@ def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> tup
     wanted = (index >= 0).nonzero()[0]
     wanted = wanted[above_blocks.take(index.take(wanted))]
     wanted_nodes = index.take(wanted)
-    seen = _VALUE_BITS  # attribute values repeat within a page (menu items) and a site (templates)
     found_bits: list[int] = []
     classes: list[str] = []
     for k in wanted.tolist():
-        get = nodes[k].attributes.get
-        key = (get("class"), get("id"), get("role"), get("itemprop"), get("itemtype"))  # _ATTRIBUTES
-        bits = seen.get(key)
-        if bits is None:
-            bits = _value_bits(key)
-        found_bits.append(bits)
+        key = tuple(map(nodes[k].attributes.get, _ATTRIBUTES))
+        found_bits.append(_value_bits(key))
         classes.append(key[0] or "")  # (the hash of "" is 0: no class)
     own[wanted_nodes] = np.array(found_bits, dtype=np.uint64)
     class_hash[wanted_nodes] = np.fromiter(map(hash, classes), np.int64, len(classes)) & 0xFFFFFFFF
@@ -453,7 +457,8 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     lengths = np.fromiter(map(len, texts), np.float64, nb)
     joined = "\x00".join(texts)
     codes = np.frombuffer(joined.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
-    unit_block = np.add.accumulate(codes == 0)
+    separators = codes == 0
+    unit_block = np.add.accumulate(separators)
 
     classes = np.bincount(unit_block * _CLASSES + _CLASS_OF.take(codes), minlength=nb * _CLASSES)
     classes = classes[: nb * _CLASSES].reshape(nb, _CLASSES).astype(np.float64)
@@ -470,7 +475,7 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     put("digit_ratio", classes[:, 3] / length1)
     put("upper_ratio", classes[:, 4] / length1)
     put("separator_ratio", classes[:, 5] / length1)
-    block_last = np.append((codes == 0).nonzero()[0] - 1, codes.size - 1)  # (no block is empty)
+    block_last = np.append(separators.nonzero()[0] - 1, codes.size - 1)  # (no block is empty)
     put("ends_like_sentence", _SENTENCE_TAIL.take(codes.take(block_last)))
     # one lower() for all: "\x00" is neither cased nor case-ignorable, so each block lowers alone
     lowered = joined.lower().split("\x00")

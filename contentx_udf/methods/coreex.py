@@ -162,7 +162,7 @@ def best_node(dom: DomArrays, score: np.ndarray) -> int:
     top = (score == score.max()).nonzero()[0]
     if top.size == 1:
         return int(top[0])
-    return int(top[np.argmin(dom.depth_of(top))])
+    return int(top[np.argmin(dom.depth.take(top))])
 
 
 def coreex(doc: Document, params: dict[str, Any]) -> MethodResult:

@@ -391,11 +391,8 @@ class DomArrays:
 
     @cached_property
     def depth(self) -> np.ndarray:
-        """Depth of every node (0 for ``<body>``): the subtrees that contain it, less its own
-        (a node opens one, its subtree end closes it)."""
-        delta = np.ones(self.size + 1, dtype=np.int64)
-        delta -= np.bincount(self.end, minlength=self.size + 1)
-        return np.add.accumulate(delta[:-1]) - 1
+        """Depth of every node (0 for ``<body>``): the subtrees that contain it, less its own."""
+        return self.cover_count(np.arange(self.size)) - 1
 
     @cached_property
     def texts(self) -> list[str]:
@@ -530,19 +527,6 @@ class DomArrays:
         pos = np.minimum(ordered.searchsorted(mem_ids), ordered.size - 1)
         found = ordered.take(pos) == mem_ids
         return np.where(found, self.parent[1:].take(order.take(pos)), -1)
-
-    def depth_of(self, nodes: np.ndarray) -> np.ndarray:
-        """Depth of a few nodes (walking up; the whole :attr:`depth` array for many)."""
-        if "depth" in self.__dict__ or nodes.size > 8:
-            return self.depth[nodes]
-        parent = self.parent
-        out = []
-        for i in nodes.tolist():
-            d = 0
-            while (i := int(parent[i])) >= 0:
-                d += 1
-            out.append(d)
-        return np.array(out, dtype=np.int64)
 
     @cached_property
     def full_text(self) -> str:
