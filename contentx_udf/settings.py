@@ -129,9 +129,15 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     # threshold: probability a block needs to be kept (0 = the model's: per page type, weighted
     # by the page's type probabilities);
     # heading_window: a heading is kept with kept content at most this many blocks after it;
+    # template_mix: share of a block's probability replaced by the mean of its template's blocks
+    # (0 = off), for templates of at least template_min blocks (both: best in WCXB dev CV);
     # model: path of a model file from `contentx train` ("" = the one shipped in the package).
-    "combined": {"threshold": 0.0, "heading_window": 2, "model": ""},
+    "combined": {"threshold": 0.0, "heading_window": 2, "template_mix": 0.5, "template_min": 3, "model": ""},
 }
+
+
+#: Largest value of a share or probability parameter, by (method, name).
+AT_MOST: dict[tuple[str, str], float] = {("combined", "threshold"): 1.0, ("combined", "template_mix"): 1.0}
 
 
 def _check_value(method: str, name: str, default: Any, value: Any) -> Any:
@@ -151,6 +157,8 @@ def _check_value(method: str, name: str, default: Any, value: Any) -> Any:
             raise ValueError(f"{where} must be a finite number, got {value!r}")
         if value < 0:
             raise ValueError(f"{where} must not be negative, got {value!r}")
+        if value > AT_MOST.get((method, name), math.inf):
+            raise ValueError(f"{where} must be at most {AT_MOST[method, name]}, got {value!r}")
         return float(value)
     if not isinstance(value, type(default)):
         raise ValueError(f"{where} must be a {type(default).__name__}, got {value!r}")

@@ -31,7 +31,7 @@ from .evaluation import GoldPage, PageRun, score_runs, url_host, word_tokens
 from .methods.block_features import FEATURE_NAMES, PAGE_FEATURE_NAMES, block_features, page_features
 from .methods.block_model import BlockModel, PageTypes, TreeEnsemble
 from .methods.blocks import content_document
-from .methods.combined import select_blocks
+from .methods.combined import decide_blocks
 from .page.document import Document
 from .settings import DEFAULTS
 
@@ -103,7 +103,7 @@ class PageRows:
     labels: np.ndarray  # share of aligned words per block
     weights: np.ndarray  # words per block
     texts: list[str]
-    heading: np.ndarray
+    templates: np.ndarray  # template number of every block (BlockFeatures.templates)
     gold_words: int  # pages without gold text (failed annotations) are scored, never trained on
     page_type: str | None = None  # trains the page-type classifier when known
 
@@ -122,7 +122,7 @@ def page_rows(page: GoldPage) -> PageRows:
         labels=_labels(block_words, gold_words),
         weights=np.fromiter(map(len, block_words), np.float64, len(block_words)),
         texts=texts,
-        heading=features.column("heading") > 0,
+        templates=features.templates,
         gold_words=len(gold_words),
         page_type=page.page_type,
     )
@@ -276,9 +276,7 @@ def predicted_text(model: BlockModel, rows: PageRows) -> str:
     """The text ``combined`` extracts from a page's rows with ``model`` (same selection rule)."""
     if rows.labels.size == 0:
         return ""
-    probability = model.predict(rows.matrix)
-    threshold, _ = model.page_threshold(rows.matrix)
-    keep = select_blocks(probability, rows.heading, threshold, DEFAULTS["combined"]["heading_window"])
+    keep, _, _ = decide_blocks(model, rows.matrix, rows.templates, DEFAULTS["combined"])
     return "\n".join(rows.texts[i] for i in keep.nonzero()[0].tolist())
 
 

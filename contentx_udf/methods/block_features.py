@@ -269,6 +269,9 @@ CCB_SIGMA = 3.0
 CCB_WIDE_SIGMA = 8.0
 #: Characters a tag counts as in the CCB-style content/code vector.
 CCB_TAG_CHARS = 8.0
+#: A block's template: the tag and class of its owner and of this many of the owner's nearest
+#: ancestors (the items of a list, the cards of a grid, the posts of a thread share one).
+TEMPLATE_LEVELS = 2
 
 
 @dataclass(frozen=True)
@@ -276,6 +279,9 @@ class BlockFeatures:
     """The blocks of a page and their feature rows (``matrix[i]`` describes ``blocks.texts[i]``)."""
 
     blocks: Blocks
+    #: Template number of every block (0, 1, ...): blocks with the same number have owners of
+    #: the same tag and class under ancestors of the same tags and classes (TEMPLATE_LEVELS).
+    templates: np.ndarray
     #: float64, (blocks, len(FEATURE_NAMES)), column-major: each feature is one contiguous column
     #: (written one at a time here, read as the model's rows by ``matrix.T``)
     matrix: np.ndarray
@@ -379,6 +385,19 @@ def _repeated_siblings(dom: DomArrays, class_hash: np.ndarray) -> np.ndarray:
     return out
 
 
+def _templates(dom: DomArrays, lineage: np.ndarray, class_hash: np.ndarray) -> np.ndarray:
+    """Template number of every block from ``lineage`` (its owner and the owner's ancestors, one
+    row each): the distinct (tag, class) paths of the first TEMPLATE_LEVELS + 1 rows, numbered."""
+    node_key = (dom.tag_id.astype(np.int64) << 32) | class_hash  # (class_hash < 2**32)
+    path = node_key.take(lineage[0])
+    for level in range(1, TEMPLATE_LEVELS + 1):  # (wraps around: a hash of the path)
+        path = path * _PATH_MULTIPLIER + node_key.take(lineage[level])
+    return np.unique(path, return_inverse=True)[1].reshape(-1)
+
+
+_PATH_MULTIPLIER = np.int64(0x9E3779B97F4A7C15 - (1 << 64))  # (odd: 2**64 / golden ratio)
+
+
 def _put_url_features(put, url: str | None) -> None:
     """Page-level features of the URL path (nothing for an unknown URL)."""
     if not url:
@@ -439,7 +458,7 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     columns = np.zeros((len(FEATURE_NAMES), nb), dtype=np.float64)  # one contiguous row per feature
     matrix = columns.T
     if nb == 0:
-        return BlockFeatures(blocks, matrix)
+        return BlockFeatures(blocks, np.zeros(0, dtype=np.int64), matrix)
 
     def put(name: str, value) -> None:
         columns[_COLUMN[name]] = value
@@ -627,7 +646,7 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
             shifted[:, -offset:] = window[:, :offset]
         else:
             shifted[:, :-offset] = window[:, offset:]
-    return BlockFeatures(blocks, matrix)
+    return BlockFeatures(blocks, _templates(dom, lineage, class_hash), matrix)
 
 
 #: Columns that describe the whole page (the same on every row of a page).

@@ -6,6 +6,13 @@ one region of the page.  ``combined`` classifies every text block of the page
 keywords, text shape and the neighbouring blocks (:mod:`.block_features`), with a model
 trained on the WCXB development split (:mod:`.block_model`; ``contentx train`` rebuilds it).
 
+Blocks of one template (owners of the same tag and class under ancestors of the same tags and
+classes: the items of a list, the posts of a thread) are decided alike: each block's probability
+moves ``template_mix`` of the way to the mean over its template's blocks, weighted by their words,
+when the template has ``template_min`` blocks or more (+0.002 word F1 in 5-fold grouped
+cross-validation on WCXB dev, on every page type; a smoothing over the page's templates as CETR and
+CCB smooth over its lines).
+
 The decision threshold depends on the page: a page-type classifier (from the page-level
 columns and the word-weighted mean of every block feature) gives the probability of each WCXB
 page type, and the threshold is the average of the types' thresholds weighted by them (an
@@ -61,6 +68,40 @@ def select_blocks(probability: np.ndarray, heading: np.ndarray, threshold: float
     return keep
 
 
+def smooth_by_template(
+    probability: np.ndarray, templates: np.ndarray, weights: np.ndarray, mix: float, min_size: int
+) -> np.ndarray:
+    """Each block's probability moved ``mix`` of the way to the ``weights``-weighted mean
+    probability of the blocks of its template (``templates``: a number per block), for templates
+    of ``min_size`` blocks or more; the other blocks keep theirs."""
+    if mix <= 0 or probability.size == 0:
+        return probability
+    sizes = np.bincount(templates)
+    mean = np.bincount(templates, probability * weights) / np.bincount(templates, weights)
+    shared = sizes.take(templates) >= min_size
+    return np.where(shared, (1.0 - mix) * probability + mix * mean.take(templates), probability)
+
+
+def decide_blocks(
+    model: BlockModel, matrix: np.ndarray, templates: np.ndarray, params: dict[str, Any]
+) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
+    """The blocks to keep of a page with feature rows ``matrix`` (at least one), the probability
+    they were decided on and the page-type probabilities: the model's probabilities smoothed over
+    the templates, the page's threshold (or ``params["threshold"]``), headings with their section."""
+    words = np.expm1(matrix[:, _COLUMN_INDEX["log_words"]])
+    probability = smooth_by_template(
+        model.predict(matrix), templates, words + 1.0, params["template_mix"], params["template_min"]
+    )
+    threshold, page_types = model.page_threshold(matrix)
+    if params["threshold"] > 0:
+        threshold = params["threshold"]
+    heading = matrix[:, _COLUMN_INDEX["heading"]] > 0
+    return select_blocks(probability, heading, threshold, params["heading_window"]), probability, page_types
+
+
+_COLUMN_INDEX = {name: i for i, name in enumerate(FEATURE_NAMES)}
+
+
 def combined(doc: Document, params: dict[str, Any]) -> MethodResult:
     """The ``combined`` method (see the module docstring)."""
     model = model_for(params)
@@ -70,12 +111,8 @@ def combined(doc: Document, params: dict[str, Any]) -> MethodResult:
     scores = {"blocks_total": float(blocks.size), "noscript_view": float(from_noscript)}
     if blocks.size == 0:
         return MethodResult(text="", scores={**scores, "blocks_kept": 0.0, "content_confidence": 0.0})
-    probability = model.predict(features.matrix)
-    threshold, page_types = model.page_threshold(features.matrix)
+    keep, probability, page_types = decide_blocks(model, features.matrix, features.templates, params)
     scores.update((f"page_type_{name}", p) for name, p in page_types.items())
-    if params["threshold"] > 0:
-        threshold = params["threshold"]
-    keep = select_blocks(probability, features.column("heading") > 0, threshold, params["heading_window"])
     kept = keep.nonzero()[0]
     scores["blocks_kept"] = float(kept.size)
     scores["content_confidence"] = float(probability.take(kept).mean()) if kept.size else 0.0

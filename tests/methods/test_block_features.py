@@ -137,3 +137,22 @@ def test_repeated_structure_and_repeated_text():
     assert card_title["repeat_owner"] == pytest.approx(np.log1p(1))  # one <h3> per card
     assert para["repeat_parent"] == pytest.approx(np.log1p(1))  # the intro and the other div differ
     assert price["text_repeats"] == pytest.approx(np.log(6)) and card_title["text_repeats"] == 0.0
+
+
+def test_blocks_of_one_template_share_its_number():
+    items = "".join(f"<li class='result'><a href='/r{i}'>Result {i}</a></li>" for i in range(4))
+    page = (
+        "<html><body><ul class='results'>" + items + "<li class='ad'>Sponsored result</li></ul>"
+        "<ol class='results'><li class='result'>Other list</li></ol>"
+        "<div class='post'><p>First post</p></div><div class='post'><p>Second post</p></div>"
+        "<div class='note'><p>A note</p></div></body></html>"
+    )
+    features = block_features(Document.parse(page))
+    texts, templates = features.blocks.texts, features.templates.tolist()
+    template = dict(zip(texts, templates, strict=True))
+    assert len(templates) == features.blocks.size
+    assert sorted(set(templates)) == list(range(len(set(templates))))
+    assert len({template[f"Result {i}"] for i in range(4)}) == 1
+    assert template["Sponsored result"] != template["Result 0"]  # another class
+    assert template["Other list"] != template["Result 0"]  # <ol>, not <ul>
+    assert template["First post"] == template["Second post"] != template["A note"]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from contentx_udf import extract, extract_all
-from contentx_udf.methods.combined import select_blocks
+from contentx_udf.methods.combined import select_blocks, smooth_by_template
 
 from ..helpers import ARTICLE, NAV
 from .test_blocks import discourse_page
@@ -67,6 +67,19 @@ def test_a_heading_goes_with_the_content_after_it():
     assert select_blocks(probability, heading, 0.5, 0).tolist() == [False, True, False, False, True]
 
 
+def test_blocks_of_a_template_are_pulled_to_its_mean():
+    probability = np.array([0.9, 0.9, 0.3, 0.2, 0.8, 0.6])
+    templates = np.array([0, 0, 0, 1, 1, 2])
+    words = np.array([1.0, 1.0, 2.0, 1.0, 1.0, 1.0])
+    # template 0 (three blocks): word-weighted mean 0.6, each block moved halfway to it;
+    # template 1 has two blocks, fewer than three: unchanged, as is the lone block
+    smoothed = smooth_by_template(probability, templates, words, 0.5, 3)
+    assert smoothed.tolist() == pytest.approx([0.75, 0.75, 0.45, 0.2, 0.8, 0.6])
+    pairs = smooth_by_template(probability, templates, words, 0.5, 2)
+    assert pairs[3:5].tolist() == pytest.approx([0.35, 0.65])
+    assert smooth_by_template(probability, templates, words, 0.0, 3) is probability
+
+
 def test_threshold_and_model_parameters():
     strict = extract(ARTICLE_PAGE, "combined", threshold=0.999999)
     loose = extract(ARTICLE_PAGE, "combined", threshold=0.000001)
@@ -75,3 +88,7 @@ def test_threshold_and_model_parameters():
     assert missing.status == "error" and "cannot read block model" in missing.error
     with pytest.raises(ValueError):
         extract(ARTICLE_PAGE, "combined", heading_window=-1)
+    with pytest.raises(ValueError, match="at most 1.0"):
+        extract(ARTICLE_PAGE, "combined", template_mix=1.5)
+    unsmoothed = extract(ARTICLE_PAGE, "combined", template_mix=0.0)
+    assert unsmoothed.status == "ok" and unsmoothed.scores["blocks_total"] == strict.scores["blocks_total"]
