@@ -88,18 +88,19 @@ def decide_blocks(
     """The blocks to keep of a page with feature rows ``matrix`` (at least one), the probability
     they were decided on and the page-type probabilities: the model's probabilities smoothed over
     the templates, the page's threshold (or ``params["threshold"]``), headings with their section."""
-    words = np.expm1(matrix[:, _COLUMN_INDEX["log_words"]])
+    words = np.expm1(matrix[:, _LOG_WORDS])
     probability = smooth_by_template(
         model.predict(matrix), templates, words + 1.0, params["template_mix"], params["template_min"]
     )
     threshold, page_types = model.page_threshold(matrix)
     if params["threshold"] > 0:
         threshold = params["threshold"]
-    heading = matrix[:, _COLUMN_INDEX["heading"]] > 0
+    heading = matrix[:, _HEADING] > 0
     return select_blocks(probability, heading, threshold, params["heading_window"]), probability, page_types
 
 
-_COLUMN_INDEX = {name: i for i, name in enumerate(FEATURE_NAMES)}
+_LOG_WORDS = FEATURE_NAMES.index("log_words")
+_HEADING = FEATURE_NAMES.index("heading")
 
 
 def combined(doc: Document, params: dict[str, Any]) -> MethodResult:
