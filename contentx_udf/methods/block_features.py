@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from ..page.document import Document, DomArrays
+from ..page.document import Document, DomArrays, first_occurrence
 from ..page.tags import TAG_IDS
 from ..settings import DEFAULTS
 from .blocks import Blocks, page_blocks
@@ -373,15 +373,9 @@ def _repeated_siblings(dom: DomArrays, class_hash: np.ndarray) -> np.ndarray:
         dom.small_tag_id.take(elements).astype(np.int64) << 32
     )
     key |= class_hash.take(elements)
-    # the groups of equal keys as runs of the sorted keys (np.unique's work, without its set-up)
-    order = key.argsort()
-    ordered = key.take(order)
-    starts = np.empty(ordered.size, dtype=bool)
-    starts[:1] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
-    group = np.add.accumulate(starts, dtype=np.int64) - 1
+    first = first_occurrence(key)  # (the same index for every element of a group)
     out = np.ones(dom.size, dtype=np.int64)  # a text node is alone of its kind
-    out[elements.take(order)] = np.bincount(group).take(group)
+    out[elements] = np.bincount(first).take(first)
     return out
 
 

@@ -570,7 +570,7 @@ def flatten_dom(root, max_nodes: int) -> DomArrays:
     if kept == 0:
         return _empty_dom()
     parent_mem = np.array(parent_ids, dtype=np.int64)
-    parent = _first_occurrence(parent_mem) - 1
+    parent = first_occurrence(parent_mem) - 1
     if kept < tag_id.size:  # drop the comments (leaves: never a parent; the root is no comment)
         new_index = np.add.accumulate(keep, dtype=np.int64) - 1
         parent = new_index.take(parent[keep])
@@ -638,8 +638,9 @@ def _flatten_slow(root, max_nodes: int) -> DomArrays:
     )
 
 
-def _first_occurrence(values: np.ndarray) -> np.ndarray:
-    """For every entry, the index of the first entry with the same value."""
+def first_occurrence(values: np.ndarray) -> np.ndarray:
+    """For every entry, the index of the first entry with the same value (``np.bincount`` of
+    it, taken at it, gives each entry's group size)."""
     order = values.argsort(kind="stable")
     ordered = values.take(order)
     new_group = np.empty(values.size, dtype=bool)
