@@ -204,14 +204,13 @@ def _cmd_train(args: argparse.Namespace) -> int:
     if args.threshold is not None and not 0 < args.threshold < 1:
         raise UserError("--threshold must be between 0 and 1")
     params = {} if args.iterations is None else {"iterations": args.iterations}
-    threshold = args.threshold
     try:
         model = training.train_from_gold(
             args.gold,
             args.out,
             seed=args.seed,
             params=params,
-            threshold=threshold,
+            threshold=args.threshold,
             processes=args.processes,
             progress=lambda line: print(f"{PROG} train: {line}", file=sys.stderr, flush=True),
         )

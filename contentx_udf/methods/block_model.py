@@ -98,10 +98,20 @@ class TreeEnsemble:
         return self._flat_leaves.take(leaf, axis=0).sum(axis=0) + self.bias
 
     def _arrays(self, prefix: str) -> dict[str, np.ndarray]:
+        """The trees' arrays as stored in a model file, their names prefixed by ``prefix``."""
         return {
             f"{prefix}split_feature": self.split_feature.astype(np.int16),
             f"{prefix}split_border": self.split_border.astype(np.float32),
             f"{prefix}leaf_values": self.leaf_values.astype(np.float32),
+        }
+
+    @staticmethod
+    def _read_arrays(arrays: dict[str, np.ndarray], prefix: str) -> dict[str, np.ndarray]:
+        """The trees' constructor arguments from what :meth:`_arrays` stored under ``prefix``."""
+        return {
+            "split_feature": arrays[f"{prefix}split_feature"].astype(np.int64),
+            "split_border": arrays[f"{prefix}split_border"].astype(np.float64),
+            "leaf_values": arrays[f"{prefix}leaf_values"].astype(np.float64),
         }
 
 
@@ -194,18 +204,14 @@ class BlockModel(TreeEnsemble):
             if types is not None:
                 page_types = PageTypes(
                     feature_names=tuple(types["feature_names"]),
-                    split_feature=arrays["page_split_feature"].astype(np.int64),
-                    split_border=arrays["page_split_border"].astype(np.float64),
-                    leaf_values=arrays["page_leaf_values"].astype(np.float64),
+                    **cls._read_arrays(arrays, "page_"),
                     bias=np.asarray(types["bias"], dtype=np.float64),
                     classes=tuple(types["classes"]),
                     thresholds=tuple(float(t) for t in types["thresholds"]),
                 )
             return cls(
                 feature_names=tuple(record["feature_names"]),
-                split_feature=arrays["split_feature"].astype(np.int64),
-                split_border=arrays["split_border"].astype(np.float64),
-                leaf_values=arrays["leaf_values"].astype(np.float64),
+                **cls._read_arrays(arrays, ""),
                 bias=float(record["bias"]),
                 threshold=float(record["threshold"]),
                 info=record.get("info", {}),
