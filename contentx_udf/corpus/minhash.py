@@ -1,0 +1,264 @@
+"""MinHash signatures and LSH bands of texts, vectorised over a batch (numpy + pyarrow; no Spark).
+
+Near-duplicate detection after Broder ("On the resemblance and containment of documents", 1997)
+with the banding of Leskovec, Rajaraman & Ullman, *Mining of Massive Datasets* §3.4, as FineWeb
+uses it (datatrove ``MinhashDedupSignature``: word 5-grams, 14 bands of 8 hashes):
+
+1. **Words** (:func:`word_hashes`): the text lowercased (``utf8_lower``) and split at every run of
+   characters that are neither letters nor digits (RE2 ``[^\\p{L}\\p{N}]+``) — the normalisation the
+   corpus job has always used for near dedup.  Each word gets a 64-bit hash: a polynomial over its
+   UTF-8 bytes (mod 2^64) finished by MurmurHash3's 64-bit mixer (``fmix64``), computed with numpy
+   over all bytes of the batch at once.  Scripts written without spaces (Chinese, Japanese, Thai)
+   give one "word" per run of letters, so their near copies are found only where whole runs repeat.
+2. **Shingles** (:func:`shingle_hashes`): every run of ``shingle_words`` (5) consecutive words of a
+   document, hashed from its words' hashes (a different odd multiplier per position, then
+   ``fmix64``).  A text of fewer than 5 words has no shingle and no signature: exact dedup covers it.
+3. **Signature** (:func:`signatures`): for each of ``num_perm`` hash functions
+   ``h_i(x) = a_i * x + b_i mod 2^64`` (``a_i`` odd: a permutation of the 64-bit values), the
+   minimum over the document's shingles.  Two documents agree on one position with probability
+   equal to the Jaccard similarity of their shingle sets (Broder 1997); datatrove uses the same
+   multiply-add family (its ``% (2^61 - 1)`` follows a product that has already wrapped mod 2^64).
+4. **Bands** (:func:`band_hashes`): the signature cut into ``bands`` bands of ``rows`` values, each
+   band hashed to one signed 64-bit value (Spark's ``long``).  Two documents share a band with
+   probability ``s^rows`` and at least one band with ``1 - (1 - s^rows)^bands``
+   (:func:`candidate_probability`, MMDS §3.4.2), ``s`` their Jaccard similarity.
+   :func:`optimal_bands` picks ``(bands, rows)`` for a threshold as datasketch's
+   ``MinHashLSH._optimal_param`` does (weighted false-positive and false-negative areas).
+
+Everything is deterministic for a given :class:`MinHashParams` (its ``seed``): workers, runs and
+corpora built months apart compute the same bands, so a later build can compare against an
+earlier corpus's stored band hashes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+#: Words per shingle (CCNet, FineWeb and datatrove use word 5-grams).
+SHINGLE_WORDS = 5
+#: Hash functions per signature: FineWeb's 14 bands x 8 rows.
+NUM_PERM = 112
+#: Seed of the hash functions (any fixed value; changing it changes every band hash).
+SEED = 20_241_124
+#: What a non-letter, non-digit run is: the word separator (RE2 syntax, as pyarrow compiles it).
+SEPARATOR = r"[^\p{L}\p{N}]+"
+
+_U64 = np.uint64
+_MASK = (1 << 64) - 1
+# MurmurHash3 fmix64 constants (Appleby, MurmurHash3.cpp)
+_FMIX1 = _U64(0xFF51AFD7ED558CCD)
+_FMIX2 = _U64(0xC4CEB9FE1A85EC53)
+_S33 = _U64(33)
+
+
+@dataclass(frozen=True)
+class MinHashParams:
+    """Signature and banding parameters; ``bands * rows`` hashes of the ``num_perm`` are banded."""
+
+    bands: int = 14
+    rows: int = 8
+    num_perm: int = NUM_PERM
+    shingle_words: int = SHINGLE_WORDS
+    seed: int = SEED
+
+    def __post_init__(self) -> None:
+        if self.bands < 1 or self.rows < 1 or self.shingle_words < 1:
+            raise ValueError("bands, rows and shingle_words must be at least 1")
+        if self.bands * self.rows > self.num_perm:
+            raise ValueError(f"bands x rows = {self.bands * self.rows} exceeds num_perm = {self.num_perm}")
+
+
+def fmix64(x: np.ndarray) -> np.ndarray:
+    """MurmurHash3's 64-bit finaliser, elementwise on a uint64 array (a bijection; new array)."""
+    x = x ^ (x >> _S33)
+    x *= _FMIX1
+    x ^= x >> _S33
+    x *= _FMIX2
+    x ^= x >> _S33
+    return x
+
+
+@lru_cache(maxsize=32)
+def _odd(seed: int, stream: int, n: int) -> np.ndarray:
+    """``n`` random odd 64-bit multipliers of one stream of a seed (streams: 0 the word polynomial's
+    base, 1 the shingle positions, 2 the permutations' ``a``, 3 the band rows)."""
+    rng = np.random.Generator(np.random.PCG64([seed, stream]))
+    return rng.integers(0, 1 << 63, size=n, dtype=np.uint64) * _U64(2) + _U64(1)
+
+
+@lru_cache(maxsize=8)
+def _offsets(seed: int, n: int) -> np.ndarray:
+    """The permutations' ``b`` (stream 4)."""
+    rng = np.random.Generator(np.random.PCG64([seed, 4]))
+    return rng.integers(0, 1 << 63, size=n, dtype=np.uint64) * _U64(2)
+
+
+@lru_cache(maxsize=8)
+def _powers(base: int, n: int) -> np.ndarray:
+    """``base^k mod 2^64`` for k < n (numpy's uint64 products wrap mod 2^64)."""
+    out = np.empty(max(n, 1), dtype=np.uint64)
+    out[0] = 1
+    if n > 1:
+        out[1:] = base
+        np.multiply.accumulate(out, out=out)
+    return out
+
+
+def _pow_table(base: int, n: int) -> np.ndarray:
+    """Powers for words up to ``n`` bytes, cached in sizes of powers of two."""
+    size = 1 << max(6, int(n - 1).bit_length())
+    return _powers(base, size)
+
+
+@dataclass
+class Words:
+    """The words of a batch of texts: ``hashes`` (uint64, all documents' words in order) and
+    ``offsets`` (int64, ``n_docs + 1``: document ``i``'s words are ``hashes[offsets[i]:offsets[i+1]]``)."""
+
+    hashes: np.ndarray
+    offsets: np.ndarray
+
+
+def word_hashes(texts: pa.Array | list[str | None], seed: int = SEED) -> Words:
+    """Lowercase, split at non-letter/digit runs, hash every word (see the module doc).  Null texts
+    have no words."""
+    if not isinstance(texts, pa.Array | pa.ChunkedArray):
+        texts = pa.array(texts, type=pa.string())
+    if isinstance(texts, pa.ChunkedArray):
+        texts = texts.combine_chunks()
+    tokens = pc.split_pattern_regex(pc.utf8_lower(texts), pattern=SEPARATOR)
+    list_offsets = np.asarray(tokens.offsets, dtype=np.int64)
+    flat = tokens.values  # every token of every document (empty at leading/trailing separators)
+    if isinstance(flat, pa.LargeStringArray):
+        flat = flat.cast(pa.string()) if len(flat) < (1 << 31) else flat
+    raw_offsets = np.frombuffer(flat.buffers()[1], dtype=np.int32 if flat.type == pa.string() else np.int64)
+    raw_offsets = raw_offsets[flat.offset : flat.offset + len(flat) + 1].astype(np.int64)
+    lengths = np.diff(raw_offsets)
+    nonempty = lengths > 0
+    # per document: how many non-empty tokens (null texts give an empty list at a null slot)
+    kept_before = np.concatenate(([0], np.cumsum(nonempty, dtype=np.int64)))
+    word_offsets = kept_before[list_offsets] - kept_before[list_offsets[0]]  # (a fresh, unsliced list array)
+    starts = raw_offsets[:-1][nonempty]
+    lengths = lengths[nonempty]
+    n_words = len(starts)
+    if n_words == 0:
+        return Words(np.empty(0, dtype=np.uint64), word_offsets)
+    data_buffer = flat.buffers()[2]
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.empty(0, np.uint8)
+    base = _odd(seed, 0, 1)
+    # byte j of a word gets base^j, j its place in the word; the words' bytes laid end to end
+    first = np.cumsum(lengths) - lengths  # each word's first place in that concatenation
+    within = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(first, lengths)
+    powers = _pow_table(int(base[0]), int(lengths.max()))
+    terms = data[within + np.repeat(starts, lengths)].astype(np.uint64) * powers[within]
+    poly = np.add.reduceat(terms, first)
+    return Words(fmix64(poly ^ lengths.astype(np.uint64)), word_offsets)
+
+
+@dataclass
+class Shingles:
+    """Shingle hashes of a batch: ``hashes`` (uint64) and ``offsets`` (int64, ``n_docs + 1``)."""
+
+    hashes: np.ndarray
+    offsets: np.ndarray
+
+
+def shingle_hashes(words: Words, shingle_words: int = SHINGLE_WORDS, seed: int = SEED) -> Shingles:
+    """Hashes of every run of ``shingle_words`` consecutive words inside one document."""
+    positions = _odd(seed, 1, shingle_words)
+    counts = np.diff(words.offsets)
+    per_doc = np.maximum(counts - (shingle_words - 1), 0)
+    offsets = np.concatenate(([0], np.cumsum(per_doc))).astype(np.int64)
+    n = len(words.hashes) - (shingle_words - 1)
+    if n <= 0 or offsets[-1] == 0:
+        return Shingles(np.empty(0, dtype=np.uint64), offsets)
+    combined = words.hashes[:n] * positions[0]
+    for k in range(1, shingle_words):
+        combined += words.hashes[k : k + n] * positions[k]
+    # keep the windows that start and end in the same document
+    doc_of_word = np.repeat(np.arange(len(counts)), counts)
+    inside = doc_of_word[:n] == doc_of_word[shingle_words - 1 :]
+    return Shingles(fmix64(combined[inside]), offsets)
+
+
+def signatures(shingles: Shingles, num_perm: int = NUM_PERM, seed: int = SEED) -> np.ndarray:
+    """``(n_docs, num_perm)`` uint64 MinHash signatures; rows of documents without a shingle are
+    all ``2^64 - 1`` (see :func:`has_signature`).  Work: ``num_perm`` multiply-add-min passes over
+    the batch's shingles (about 1 ns per shingle and function)."""
+    a, b = _odd(seed, 2, num_perm), _offsets(seed, num_perm)
+    n_docs = len(shingles.offsets) - 1
+    out = np.full((n_docs, num_perm), np.iinfo(np.uint64).max, dtype=np.uint64)
+    counts = np.diff(shingles.offsets)
+    present = counts > 0
+    if not present.any():
+        return out
+    starts = shingles.offsets[:-1][present]
+    values = np.empty(len(shingles.hashes), dtype=np.uint64)
+    for i in range(num_perm):  # one 1-D pass per function: 10x faster than 2-D reduceat on axis 0
+        np.multiply(shingles.hashes, a[i], out=values)
+        values += b[i]
+        out[present, i] = np.minimum.reduceat(values, starts)
+    return out
+
+
+def has_signature(shingles: Shingles) -> np.ndarray:
+    """Which documents have at least one shingle (a signature)."""
+    return np.diff(shingles.offsets) > 0
+
+
+def band_hashes(sigs: np.ndarray, bands: int, rows: int, seed: int = SEED) -> np.ndarray:
+    """``(n_docs, bands)`` int64: band ``k`` hashes signature values ``k*rows .. k*rows + rows - 1``."""
+    num_perm = sigs.shape[1]
+    band_rows = _odd(seed, 3, num_perm)
+    used = sigs[:, : bands * rows].reshape(len(sigs), bands, rows)
+    combined = (used * band_rows[: bands * rows].reshape(1, bands, rows)).sum(axis=2, dtype=np.uint64)
+    return fmix64(combined).view(np.int64)
+
+
+def text_bands(texts: pa.Array | list[str | None], params: MinHashParams) -> tuple[np.ndarray, np.ndarray]:
+    """``(bands, present)``: int64 ``(n_docs, params.bands)`` band hashes and a bool mask of the
+    documents that have a signature (at least ``shingle_words`` words)."""
+    words = word_hashes(texts, params.seed)
+    shingles = shingle_hashes(words, params.shingle_words, params.seed)
+    sigs = signatures(shingles, params.num_perm, params.seed)
+    return band_hashes(sigs, params.bands, params.rows, params.seed), has_signature(shingles)
+
+
+def candidate_probability(similarity: float | np.ndarray, bands: int, rows: int) -> float | np.ndarray:
+    """Probability that two documents of Jaccard similarity ``s`` share at least one band:
+    ``1 - (1 - s^rows)^bands`` (MMDS §3.4.2)."""
+    s = np.asarray(similarity, dtype=float)
+    return 1.0 - (1.0 - s**rows) ** bands
+
+
+def _area(bands: int, rows: int, low: float, high: float, missed: bool, points: int = 1001) -> float:
+    if high <= low:
+        return 0.0
+    s = np.linspace(low, high, points)
+    p = candidate_probability(s, bands, rows)
+    return float(np.trapezoid(1.0 - p if missed else p, s))
+
+
+def optimal_bands(
+    threshold: float, num_perm: int = NUM_PERM, fp_weight: float = 0.5, fn_weight: float = 0.5
+) -> tuple[int, int]:
+    """``(bands, rows)`` with ``bands * rows <= num_perm`` minimising ``fp_weight * FP + fn_weight * FN``:
+    FP the area under the candidate curve below ``threshold``, FN the area above it that the curve
+    misses — datasketch's ``MinHashLSH._optimal_param`` (which integrates with scipy's ``quad``;
+    here the trapezoid rule on 1,001 points, exact to about 1e-6)."""
+    if not 0.0 < threshold <= 1.0:
+        raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+    best, best_error = (1, 1), float("inf")
+    for bands in range(1, num_perm + 1):
+        for rows in range(1, num_perm // bands + 1):
+            error = fp_weight * _area(bands, rows, 0.0, threshold, missed=False) + fn_weight * _area(
+                bands, rows, threshold, 1.0, missed=True
+            )
+            if error < best_error:
+                best, best_error = (bands, rows), error
+    return best

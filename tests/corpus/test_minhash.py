@@ -1,0 +1,165 @@
+"""MinHash signatures and bands (no Spark): words as the corpus job has always split them, shingle
+sets, unbiased similarity estimates, the band math against exact integrals, and near copies
+caught at the chosen threshold while unrelated texts stay apart."""
+
+from __future__ import annotations
+
+import random
+import re
+from fractions import Fraction
+from math import comb
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from contentx_udf.corpus import minhash as mh
+
+WORDS = (
+    "river bridge council budget school library museum market harbour station garden festival "
+    "teacher student farmer doctor nurse engineer artist weather winter summer election mayor "
+    "street traffic housing rent price energy water forest mountain village city report survey"
+).split()
+
+
+def text(seed: int, n_words: int = 400) -> str:
+    rng = random.Random(seed)
+    return " ".join(rng.choice(WORDS) + str(rng.randrange(50)) for _ in range(n_words))
+
+
+def reference_words(value: str) -> list[str]:
+    """Runs of letters and digits, lowercased (Python's \\w without the underscore)."""
+    return [w for w in re.split(r"[\W_]+", value.lower()) if w]
+
+
+def shingle_set(value: str, k: int = 5) -> set[tuple[str, ...]]:
+    words = reference_words(value)
+    return {tuple(words[i : i + k]) for i in range(len(words) - k + 1)}
+
+
+def jaccard(a: str, b: str) -> float:
+    x, y = shingle_set(a), shingle_set(b)
+    return len(x & y) / len(x | y)
+
+
+def test_words_are_runs_of_letters_and_digits_lowercased():
+    texts = [
+        "Hello, World! It's 2024: café-crème & naïve—façade_x",
+        "Ελληνικά κείμενα; русский текст… 東京タワー",
+        None,
+        "",
+        "   ...   ",
+    ]
+    words = mh.word_hashes(texts)
+    counts = np.diff(words.offsets).tolist()
+    assert counts == [len(reference_words(t or "")) for t in texts] == [10, 5, 0, 0, 0]
+    # case and spacing do not matter; the same word hashes the same in any document
+    a = mh.word_hashes(["The  CAT sat", "the cat\nSAT"])
+    assert a.hashes[:3].tolist() == a.hashes[3:].tolist()
+    assert len(set(mh.word_hashes(["cat cats act tac"]).hashes.tolist())) == 4
+
+
+def test_shingles_stay_inside_a_document():
+    texts = ["one two three four", "five six seven eight nine ten", "a b c d e"]
+    shingles = mh.shingle_hashes(mh.word_hashes(texts))
+    assert np.diff(shingles.offsets).tolist() == [0, 2, 1]  # fewer than 5 words: no shingle
+    # the same 5 words give the same shingle in any document, order matters
+    s = mh.shingle_hashes(mh.word_hashes(["a b c d e", "x a b c d e", "e d c b a"]))
+    assert s.hashes[0] == s.hashes[2] and s.hashes[0] != s.hashes[3]
+    assert mh.has_signature(shingles).tolist() == [False, True, True]
+
+
+def test_signature_agreement_estimates_jaccard_without_bias():
+    rng = random.Random(5)
+    pairs = []
+    for i in range(300):
+        words = text(i).split()
+        k = rng.randint(1, 150)
+        at = rng.randint(0, len(words) - k)
+        pairs.append(
+            (" ".join(words), " ".join(words[:at] + [f"new{i}x{j}" for j in range(k)] + words[at + k :]))
+        )
+    sigs = [mh.signatures(mh.shingle_hashes(mh.word_hashes(list(side)))) for side in zip(*pairs, strict=True)]
+    estimate = (sigs[0] == sigs[1]).mean(axis=1)
+    truth = np.array([jaccard(a, b) for a, b in pairs])
+    assert 0.2 < truth.min() and truth.max() < 0.99
+    error = estimate - truth
+    assert abs(error.mean()) < 0.01  # unbiased (the standard error of the mean is ~0.0025)
+    expected_sd = np.sqrt(truth * (1 - truth) / mh.NUM_PERM).mean()
+    assert 0.7 * expected_sd < error.std() < 1.3 * expected_sd  # as a binomial over 112 hashes
+
+
+def test_no_shingle_gives_no_signature_and_bands_are_deterministic():
+    params = mh.MinHashParams(bands=14, rows=8)
+    bands, present = mh.text_bands(["too short", text(1), None, text(1).upper()], params)
+    assert present.tolist() == [False, True, False, True]
+    assert bands.shape == (4, 14) and bands.dtype == np.int64
+    assert (bands[1] == bands[3]).all()  # case does not matter
+    again, _ = mh.text_bands(pa.array([text(1)]), params)
+    assert (again[0] == bands[1]).all()  # same seed, same bands, in any batch
+    other, _ = mh.text_bands([text(1)], mh.MinHashParams(bands=14, rows=8, seed=7))
+    assert not (other[0] == bands[1]).any()
+    assert len(set(bands[1].tolist())) == 14  # bands of one text differ from each other
+
+
+def exact_error(threshold: Fraction, bands: int, rows: int, w_fp: Fraction, w_fn: Fraction) -> Fraction:
+    """The weighted FP + FN area by the binomial expansion of 1 - (1 - s^r)^b, exactly."""
+
+    # integral_0^t of P = sum_k (-1)^(k+1) C(b,k) t^(rk+1)/(rk+1); FN = (1 - t) - integral_t^1 of P
+    def area(t: Fraction) -> Fraction:
+        return sum(
+            Fraction((-1) ** (k + 1) * comb(bands, k), rows * k + 1) * t ** (rows * k + 1)
+            for k in range(1, bands + 1)
+        )
+
+    fp = area(threshold)
+    fn = (1 - threshold) - (area(Fraction(1)) - fp)
+    return w_fp * fp + w_fn * fn
+
+
+@pytest.mark.parametrize("threshold, num_perm", [(0.8, 24), (0.5, 20), (0.9, 30)])
+def test_optimal_bands_minimise_the_weighted_error(threshold, num_perm):
+    t = Fraction(threshold).limit_denominator(100)
+    chosen = mh.optimal_bands(threshold, num_perm)
+    errors = {
+        (b, r): exact_error(t, b, r, Fraction(1, 2), Fraction(1, 2))
+        for b in range(1, num_perm + 1)
+        for r in range(1, num_perm // b + 1)
+    }
+    best = min(errors.values())
+    assert chosen[0] * chosen[1] <= num_perm
+    assert float(errors[chosen] - best) < 1e-6  # the exact optimum, or a tie within the integration error
+
+
+def test_candidate_probability_is_the_banding_curve():
+    assert mh.candidate_probability(0.8, 14, 8) == pytest.approx(1 - (1 - 0.8**8) ** 14)
+    assert mh.candidate_probability(1.0, 3, 5) == 1.0 and mh.candidate_probability(0.0, 3, 5) == 0.0
+    s = np.linspace(0, 1, 11)
+    assert np.all(np.diff(mh.candidate_probability(s, 9, 12)) >= 0)
+
+
+def test_near_copies_share_a_band_and_unrelated_texts_do_not():
+    params = mh.MinHashParams(*mh.optimal_bands(0.8, mh.NUM_PERM))
+    originals = [text(100 + i) for i in range(60)]
+    near, far = [], []
+    for i, original in enumerate(originals):
+        words = original.split()
+        near.append(" ".join(words[:200] + ["Updated", "on", "2", "June", "2024"] + words[200:]))  # J ~ 0.98
+        far.append(" ".join(words[:120] + text(900 + i, 280).split()))  # J ~ 0.2
+    bands, _ = mh.text_bands(originals + near + far, params)
+    n = len(originals)
+
+    def share(i: int, j: int) -> bool:
+        return bool((bands[i] == bands[j]).any())
+
+    assert all(jaccard(originals[i], near[i]) > 0.95 and share(i, n + i) for i in range(n))
+    assert all(jaccard(originals[i], far[i]) < 0.3 and not share(i, 2 * n + i) for i in range(n))
+    assert not any(share(i, j) for i in range(n) for j in range(i + 1, n))
+
+
+def test_pathological_texts_are_bounded():
+    huge_word = "x" * 2_000_000
+    repeated = "spam " * 500_000
+    bands, present = mh.text_bands([huge_word, repeated, "a" * 10], mh.MinHashParams())
+    assert present.tolist() == [False, True, False]
+    assert len(set(bands[1].tolist())) == 14  # one distinct shingle: every band is its own value
