@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..errors import UserError
 from ..evaluation import PAGE_TYPES
 from ..settings import DEFAULT_METHOD
 from .language import parse_languages
+from .minhash import NUM_PERM, MinHashParams, optimal_bands
 
 DEDUP_MODES = ("none", "exact", "near")
 KEEP_MODES = ("first", "longest")
-#: Words per shingle of the near-duplicate MinHash (as CCNet / FineWeb use 5-grams).
-SHINGLE_WORDS = 5
-#: MinHashLSH hash tables: a pair with Jaccard similarity s is a candidate with probability
-#: 1 - (1 - s)^T (0.99999 for s = 0.8); candidates are then checked on their exact Jaccard distance.
-HASH_TABLES = 8
+#: Jaccard similarity from which two texts are near duplicates (the ``--near-threshold`` default).
+NEAR_THRESHOLD = 0.8
+#: Weights of the false-positive and false-negative areas when ``(bands, rows)`` is chosen for the
+#: threshold (datasketch's ``MinHashLSH`` defaults are 0.5 / 0.5).
+FP_WEIGHT = 0.5
+FN_WEIGHT = 0.5
 
 
 @dataclass
@@ -29,9 +31,29 @@ class CorpusConfig:
     min_confidence: float | None = None
     page_types: tuple[str, ...] | None = None
     dedup: str = "near"
-    near_threshold: float = 0.8
+    near_threshold: float = NEAR_THRESHOLD
     keep: str = "first"
     overwrite: bool = False
+    #: earlier corpora: documents duplicating theirs are dropped as ``seen_before``
+    against: list[str] = field(default_factory=list)
+    #: leave out damaged Parquet files of the input tables (counted in the report)
+    skip_damaged: bool = False
+    #: MinHash: hashes per signature, and bands x rows (None: chosen for the threshold)
+    num_perm: int = NUM_PERM
+    bands: int | None = None
+    rows: int | None = None
+    #: keep a near-duplicate edge only when the two signatures agree on >= threshold of their hashes
+    verify_edges: bool = False
+
+    def minhash(self) -> MinHashParams:
+        """The MinHash parameters of near dedup: ``--bands``/``--rows`` when given, else the
+        ``(bands, rows)`` that :func:`optimal_bands` picks for the threshold."""
+        if self.bands is not None and self.rows is not None:
+            return MinHashParams(
+                bands=self.bands, rows=self.rows, num_perm=max(self.num_perm, self.bands * self.rows)
+            )
+        bands, rows = optimal_bands(self.near_threshold, self.num_perm, FP_WEIGHT, FN_WEIGHT)
+        return MinHashParams(bands=bands, rows=rows, num_perm=self.num_perm)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,7 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--input", nargs="+", required=True, metavar="TABLE", help="extraction tables (Parquet dirs)"
     )
-    p.add_argument("--output", required=True, metavar="DIR", help="local output directory")
+    p.add_argument(
+        "--output", required=True, metavar="DIR", help="output directory (any Hadoop filesystem URI)"
+    )
     p.add_argument(
         "--method", default=DEFAULT_METHOD, help=f"extraction method to take (default {DEFAULT_METHOD})"
     )
@@ -68,8 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--near-threshold",
         type=float,
-        default=0.8,
-        help="Jaccard similarity of word 5-gram sets at which two texts are near duplicates (default 0.8)",
+        default=NEAR_THRESHOLD,
+        help="Jaccard similarity of word 5-gram sets at which two texts are near duplicates "
+        f"(default {NEAR_THRESHOLD})",
     )
     p.add_argument(
         "--keep",
@@ -77,6 +102,35 @@ def build_parser() -> argparse.ArgumentParser:
         default="first",
         help="which document of a duplicate cluster is kept: the first fetched or the longest "
         "(default first)",
+    )
+    p.add_argument(
+        "--num-perm", type=int, default=NUM_PERM, help=f"MinHash hashes per document (default {NUM_PERM})"
+    )
+    p.add_argument(
+        "--bands",
+        type=int,
+        default=None,
+        help="LSH bands (with --rows; default: chosen for --near-threshold as datasketch does)",
+    )
+    p.add_argument("--rows", type=int, default=None, help="MinHash hashes per band (with --bands)")
+    p.add_argument(
+        "--verify-edges",
+        action="store_true",
+        help="keep a near-duplicate link only when the two signatures estimate a Jaccard similarity "
+        "of at least --near-threshold",
+    )
+    p.add_argument(
+        "--against",
+        nargs="+",
+        default=[],
+        metavar="CORPUS",
+        help="earlier corpora: documents that duplicate theirs (exactly or nearly) are dropped as "
+        "seen_before",
+    )
+    p.add_argument(
+        "--skip-damaged",
+        action="store_true",
+        help="leave out damaged Parquet files of the input tables (counted in the report)",
     )
     p.add_argument("--overwrite", action="store_true", help="replace an existing output")
     return p
@@ -102,6 +156,14 @@ def build_config(args: argparse.Namespace) -> CorpusConfig:
             )
     if not 0 < args.near_threshold <= 1:
         raise UserError(f"--near-threshold must be in (0, 1], got {args.near_threshold}")
+    if (args.bands is None) != (args.rows is None):
+        raise UserError("--bands and --rows go together")
+    for name in ("num_perm", "bands", "rows"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise UserError(f"--{name.replace('_', '-')} must be at least 1, got {value}")
+    if args.bands is not None and args.bands * args.rows > 1024:
+        raise UserError(f"--bands x --rows must be at most 1024, got {args.bands * args.rows}")
     return CorpusConfig(
         inputs=list(args.input),
         output=args.output,
@@ -114,4 +176,10 @@ def build_config(args: argparse.Namespace) -> CorpusConfig:
         near_threshold=args.near_threshold,
         keep=args.keep,
         overwrite=args.overwrite,
+        against=list(args.against),
+        skip_damaged=args.skip_damaged,
+        num_perm=args.num_perm,
+        bands=args.bands,
+        rows=args.rows,
+        verify_edges=args.verify_edges,
     )

@@ -1,135 +1,192 @@
-"""Exact and near-duplicate removal (Spark; no text ever reaches the driver).
+"""Exact and near-duplicate removal, and matching against earlier corpora (Spark DataFrames over
+narrow columns: ids, preference keys, hashes; texts never take part, nothing reaches the driver
+but counts).
 
-Every document has a preference key ``pref`` (a struct: smaller is preferred): with
-``keep = first`` the earliest ``fetch_time``, then the longest text; with ``keep = longest``
-the longest text, then the earliest fetch; a document id breaks ties.
+Every document has a ``doc_id`` (``long``, fixed when the job's first pass is written) and a
+preference key ``pref`` (a struct: smaller is preferred): with ``keep = first`` the earliest
+``fetch_time``, then the longest text; with ``keep = longest`` the longest text, then the earliest
+fetch; then the input table, WARC file and offset, then ``doc_id``.
 
-* **Exact**: documents sharing ``text_hash`` form a group; its preferred document is kept and
-  carries the group's size.
-* **Near**: on the documents exact dedup kept, word 5-gram shingles (``RegexTokenizer`` on
-  non-letter/digit runs, ``NGram``, binary ``HashingTF`` of 2^20 features) are hashed by
-  Spark's ``MinHashLSH`` and ``approxSimilarityJoin`` finds the pairs whose Jaccard distance
-  is below ``1 - J`` (candidates are checked on their exact Jaccard distance, so a pair is
-  never joined by a hash collision alone).  The pairs are edges of a graph whose connected
-  components are the duplicate clusters, found by min-label propagation (each document takes
-  the smallest ``pref`` among its neighbours until nothing changes; at most one round per
-  step of the longest chain).  Each cluster keeps its preferred document, whose
-  ``duplicate_count`` is the number of input documents (exact copies included) it stands for.
-  Clusters are transitive: A~B and B~C put A and C together even if A and C are not similar.
-  Texts of fewer than 5 words have no shingle and take part in exact dedup only.  Words are
-  runs of letters and digits: texts in scripts without spaces (Chinese, Japanese, Thai) give
-  long "words", so their near duplicates are found only when whole runs repeat.
+1. **Seen before** (``--against``): a document whose ``text_hash`` is in an earlier corpus is
+   dropped (``seen_before``) with all its copies.
+2. **Exact**: documents sharing ``text_hash`` (the lowercased text with whitespace runs made one
+   space) form a group; its preferred document represents it and carries the group's size.
+3. **Near** (banded MinHash, :mod:`.minhash`): each representative's ``bands`` are exploded to
+   ``(band, value)`` rows; documents sharing a row form a bucket, and each bucket links every
+   member to its smallest id (:func:`.graph.star_edges`: ``k - 1`` edges, never all pairs).
+   Optionally an edge is kept only when the two documents' sketches estimate a Jaccard similarity
+   of at least the threshold (``verify``).  The edges' connected components
+   (:func:`.graph.connected_components`, large-star / small-star) are the clusters; each keeps
+   its preferred document, whose ``duplicate_count`` sums the exact-group sizes of its cluster.
+   Documents of earlier corpora take part with negative ids (their stored band hashes), so a
+   cluster holding one of them has a negative smallest id: every new document of it is
+   ``seen_before``.  Clusters are transitive: A~B and B~C put A and C together.
 """
 
 from __future__ import annotations
 
-from .config import HASH_TABLES, SHINGLE_WORDS
+from collections.abc import Callable
+from dataclasses import dataclass
 
-#: How long a component search may go on (rounds of label propagation) before it gives up.
-MAX_ROUNDS = 50
 _FAR_FUTURE = "9999-12-31 00:00:00"
 
 
-def with_preference(df, keep: str):
-    """``df`` with ``doc_id`` (input, file, offset) and ``pref`` (see the module doc)."""
+def preference(keep: str):
+    """The ``pref`` struct column (see the module doc); needs ``fetch_time``, ``text_length``,
+    ``_input``, ``warc_filename``, ``warc_record_offset`` and ``doc_id``."""
     from pyspark.sql import functions as F
 
-    doc_id = F.concat_ws(
-        "|",
-        F.col("_input").cast("string"),
-        F.col("warc_filename"),
-        F.col("warc_record_offset").cast("string"),
-    )
     fetched = F.coalesce(F.col("fetch_time"), F.to_timestamp(F.lit(_FAR_FUTURE)))
     shorter = -F.coalesce(F.col("text_length"), F.lit(0))
     first = (fetched, shorter) if keep == "first" else (shorter, fetched)
-    return df.withColumn("doc_id", doc_id).withColumn(
-        "pref", F.struct(first[0].alias("k1"), first[1].alias("k2"), F.col("doc_id").alias("k3"))
+    return F.struct(
+        first[0].alias("k1"),
+        first[1].alias("k2"),
+        F.col("_input").alias("k3"),
+        F.coalesce(F.col("warc_filename"), F.lit("")).alias("k4"),
+        F.coalesce(F.col("warc_record_offset"), F.lit(-1)).alias("k5"),
+        F.col("doc_id").alias("k6"),
     )
 
 
-def exact_dedup(df):
-    """One document per ``text_hash`` (its preferred one), with ``duplicate_count`` = group size."""
+@dataclass(frozen=True)
+class NearSettings:
+    """``threshold``: Jaccard similarity of near duplicates; ``verify``: keep only the edges whose
+    sketches agree on at least ``threshold`` of their positions."""
+
+    threshold: float = 0.8
+    verify: bool = False
+
+
+def exact_representatives(docs, carry: list[str]):
+    """One row per ``text_hash``: ``(doc_id, pref, n, *carry)``, the group's preferred document
+    (with its ``carry`` columns) and the group's size.  ``docs``: ``(doc_id, text_hash, pref, *carry)``."""
     from pyspark.sql import functions as F
 
-    groups = df.groupBy("text_hash").agg(F.min("pref").alias("_best"), F.count("*").alias("duplicate_count"))
     return (
-        df.join(groups, "text_hash")
-        .where(F.col("pref") == F.col("_best"))
-        .drop("_best")
-        .withColumn("duplicate_count", F.col("duplicate_count").cast("long"))
-    )
-
-
-def near_pairs(df, threshold: float, seed: int = 12):
-    """Pairs ``(a, b)`` of ``doc_id`` (both directions) whose word-shingle Jaccard similarity
-    is at least ``threshold``."""
-    from pyspark.ml.feature import HashingTF, MinHashLSH, NGram, RegexTokenizer
-    from pyspark.sql import functions as F
-
-    words = RegexTokenizer(
-        inputCol="text", outputCol="_words", pattern="[^\\p{L}\\p{N}]+", toLowercase=True
-    ).transform(df.select("doc_id", "text"))
-    words = words.where(F.size("_words") >= SHINGLE_WORDS)
-    shingles = NGram(n=SHINGLE_WORDS, inputCol="_words", outputCol="_shingles").transform(words)
-    features = HashingTF(
-        inputCol="_shingles", outputCol="_features", numFeatures=1 << 20, binary=True
-    ).transform(shingles)
-    features = features.select("doc_id", "_features").persist()
-    model = MinHashLSH(inputCol="_features", outputCol="_hashes", numHashTables=HASH_TABLES, seed=seed).fit(
-        features
-    )
-    # a distance equal to 1 - J counts as similar: the join's test is strict, nudge it
-    pairs = model.approxSimilarityJoin(features, features, 1.0 - threshold + 1e-9, distCol="_distance")
-    return pairs.select(F.col("datasetA.doc_id").alias("a"), F.col("datasetB.doc_id").alias("b")).where(
-        F.col("a") != F.col("b")
-    )
-
-
-def components(pairs, prefs):
-    """``(doc_id, label)`` for every document of an edge: ``label`` is the smallest ``pref`` of
-    its connected component.  ``prefs``: ``(doc_id, pref)`` of the documents."""
-    from pyspark.sql import functions as F
-
-    edges = pairs.localCheckpoint()  # near_pairs gives each pair once in each direction
-    labels = (
-        edges.select(F.col("a").alias("doc_id"))
-        .distinct()
-        .join(prefs, "doc_id")
-        .select("doc_id", F.col("pref").alias("label"))
-        .localCheckpoint()
-    )
-    for _ in range(MAX_ROUNDS):
-        best = (
-            edges.join(labels, edges.a == labels.doc_id)
-            .groupBy(F.col("b").alias("doc_id"))
-            .agg(F.min("label").alias("_nb"))
+        docs.groupBy("text_hash")
+        .agg(
+            F.min("pref").alias("pref"),
+            F.count("*").alias("n"),
+            *(F.min_by(c, "pref").alias(c) for c in carry),
         )
-        new = (
-            labels.join(best, "doc_id", "left")
-            .select("doc_id", F.least("label", F.coalesce("_nb", "label")).alias("label"), "label")
-            .toDF("doc_id", "label", "_old")
-            .localCheckpoint()
-        )
-        changed = new.where(F.col("label") != F.col("_old")).limit(1).count()
-        labels = new.drop("_old")
-        if not changed:
-            break
-    return labels
+        .select(F.col("pref")["k6"].alias("doc_id"), "pref", "n", *carry)
+    )
 
 
-def near_dedup(df, threshold: float):
-    """Keep the preferred document of each near-duplicate cluster of ``df`` (the output of
-    :func:`exact_dedup`); ``duplicate_count`` sums the cluster's exact-group sizes."""
-    from pyspark.sql import Window
+def _band_rows(nodes):
+    """``(node, band, value)`` for every band hash of ``nodes`` (``node``, ``bands``)."""
     from pyspark.sql import functions as F
 
-    labels = components(near_pairs(df, threshold), df.select("doc_id", "pref"))
-    joined = df.join(labels, "doc_id", "left").withColumn("_label", F.coalesce("label", "pref")).drop("label")
-    cluster = Window.partitionBy("_label")
-    return (
-        joined.withColumn("_total", F.sum("duplicate_count").over(cluster))
-        .where(F.col("pref") == F.col("_label"))
-        .withColumn("duplicate_count", F.col("_total").cast("long"))
-        .drop("_label", "_total")
+    return nodes.where(F.col("bands").isNotNull()).select(
+        "node", F.posexplode("bands").alias("band", "value")
     )
+
+
+def _verified(edges, sketches, threshold: float):
+    """The edges whose two sketches agree on at least ``threshold`` of their positions; an edge with
+    a document that has no sketch (from an earlier corpus) is kept unverified."""
+    from pyspark.sql import functions as F
+
+    from .per_document import SKETCH_BITS
+
+    width = SKETCH_BITS // 8
+    left = sketches.select(F.col("node").alias("a"), F.col("sketch").alias("_sa"))
+    right = sketches.select(F.col("node").alias("b"), F.col("sketch").alias("_sb"))
+    joined = edges.join(left, "a", "left").join(right, "b", "left")
+    positions = F.length("_sa") / width
+    agree = F.aggregate(
+        F.sequence(F.lit(0), (positions - 1).cast("int")),
+        F.lit(0),
+        lambda acc, i: (
+            acc
+            + F.when(
+                F.substring("_sa", i * width + 1, width) == F.substring("_sb", i * width + 1, width), 1
+            ).otherwise(0)
+        ),
+    )
+    unverifiable = F.col("_sa").isNull() | F.col("_sb").isNull() | (F.length("_sa") != F.length("_sb"))
+    return joined.where(unverifiable | (agree >= F.ceil(positions * F.lit(threshold) - F.lit(1e-9)))).select(
+        "a", "b"
+    )
+
+
+def near_clusters(nodes, settings: NearSettings, checkpoint: Callable):
+    """``(node, cluster)`` for the nodes in a near-duplicate cluster of two or more (``cluster``:
+    its smallest node).  ``nodes``: ``(node, bands[, sketch])``, negative nodes from earlier
+    corpora.  The band rows are checkpointed: the buckets read them twice."""
+    from .graph import connected_components, star_edges
+
+    edges = star_edges(checkpoint(_band_rows(nodes)), ["band", "value"], node="node")
+    if settings.verify:
+        edges = _verified(
+            edges, nodes.select("node", "sketch").where("sketch is not null"), settings.threshold
+        )
+    return connected_components(edges, checkpoint).withColumnRenamed("component", "cluster")
+
+
+def decide(passing, against, near: NearSettings | None, checkpoint: Callable):
+    """The fate of every document that passed the filters.
+
+    ``passing``: ``(doc_id, text_hash, pref, bands[, sketch])``; ``against``: ``(text_hash, bands)``
+    of earlier corpora, or None.  Returns ``(kept, outcomes)``: ``kept`` is ``(doc_id,
+    duplicate_count)`` for the documents to write; ``outcomes`` is ``(outcome, documents)`` rows
+    (``seen_before``, ``exact_duplicate``, ``near_duplicate``, ``kept``) to count.
+    """
+    from pyspark.sql import functions as F
+
+    docs = passing
+    seen_exact = None
+    if against is not None:
+        hashes = against.select("text_hash").where(F.col("text_hash").isNotNull()).distinct()
+        seen_exact = docs.join(hashes, "text_hash", "left_semi")
+        docs = docs.join(hashes, "text_hash", "left_anti")
+    carry = [] if near is None else (["bands", "sketch"] if near.verify else ["bands"])
+    reps = exact_representatives(docs.select("doc_id", "text_hash", "pref", *carry), carry)
+    if near is None:
+        clustered = reps.withColumn("cluster", F.col("doc_id"))
+    else:
+        reps = checkpoint(reps)
+        nodes = reps.select(F.col("doc_id").alias("node"), *carry)
+        if against is not None:
+            old = against.where(F.col("bands").isNotNull()).select(
+                (-1 - F.monotonically_increasing_id()).alias("node"), "bands"
+            )
+            if near.verify:
+                old = old.withColumn("sketch", F.lit(None).cast("binary"))
+            nodes = nodes.unionByName(old)
+        clusters = near_clusters(nodes, near, checkpoint)
+        clustered = (
+            reps.drop(*carry)
+            .join(clusters.withColumnRenamed("node", "doc_id"), "doc_id", "left")
+            .withColumn("cluster", F.coalesce("cluster", "doc_id"))
+        )
+    per_cluster = clustered.groupBy("cluster").agg(F.min("pref").alias("_best"), F.sum("n").alias("_total"))
+    fates = checkpoint(
+        clustered.join(per_cluster, "cluster").select(
+            "doc_id",
+            "n",
+            F.when(F.col("cluster") < 0, F.lit("seen_before"))
+            .when(F.col("pref") == F.col("_best"), F.lit("kept"))
+            .otherwise(F.lit("near_duplicate"))
+            .alias("outcome"),
+            F.col("_total").cast("long").alias("duplicate_count"),
+        )
+    )
+    kept = fates.where(F.col("outcome") == "kept").select("doc_id", "duplicate_count")
+    # a representative stands for n documents: itself (its outcome) and n - 1 exact duplicates,
+    # except in a cluster seen before, where all n are seen before
+    seen = F.col("outcome") == "seen_before"
+    counted = fates.groupBy("outcome").agg(
+        F.sum(F.when(seen, F.col("n")).otherwise(F.lit(1))).alias("documents"),
+        F.sum(F.when(seen, F.lit(0)).otherwise(F.col("n") - 1)).alias("copies"),
+    )
+    outcomes = counted.select("outcome", "documents").unionByName(
+        counted.select(F.lit("exact_duplicate").alias("outcome"), F.col("copies").alias("documents"))
+    )
+    if seen_exact is not None:
+        outcomes = outcomes.unionByName(
+            seen_exact.select(F.lit("seen_before").alias("outcome"), F.lit(1).cast("long").alias("documents"))
+        )
+    outcomes = outcomes.groupBy("outcome").agg(F.sum("documents").alias("documents"))
+    return kept, outcomes

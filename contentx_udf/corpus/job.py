@@ -1,33 +1,48 @@
 """The corpus job's driver: extraction tables in, a filtered and deduplicated corpus and a report out.
 
-Thin: the filters are in :mod:`.filters`, duplicate removal in :mod:`.dedup`, the report in
-:mod:`.report`; this module wires them and only ever collects aggregates to the driver.
+Thin: the inputs are read and checked in :mod:`.tables`, the column filters are in :mod:`.filters`,
+the per-document pass (quality filters, MinHash bands) in :mod:`.per_document`, duplicate removal
+in :mod:`.dedup` and :mod:`.graph`, the report in :mod:`.report`; this module wires them, only
+ever collects aggregates to the driver, and does all its file work through Hadoop's FileSystem,
+so ``--output``, ``--input`` and ``--against`` may be any URI Spark can read and write.
 
-Output (``--output DIR``, a local directory)::
+Output (``--output DIR``)::
 
     DIR/documents/*.parquet   the kept documents (see README "Building a corpus")
     DIR/_report.json          counts per filter, languages, lengths, hosts, cluster sizes
     DIR/report.md             the same for people, with DIR/plots/*.png
+    DIR/_SUCCESS              written last: the corpus is complete (readers check it)
+
+Commit: everything is first written under ``DIR/_staging/<run>/`` (the first pass's table, the
+checkpoints of the duplicate graph, the documents); only when all of it is done are the old
+corpus's files (with ``--overwrite``) removed, the documents moved into place, the report written
+and ``_SUCCESS`` written last.  A run killed at any point leaves no ``_SUCCESS``; a rerun with
+``--overwrite`` starts again from the inputs and gives the same corpus.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
+import json
 import time
+import uuid
 from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
+import pyarrow as pa  # the Arrow UDF's type hints name it
+
 from ..errors import UserError, job_main
-from ..spark.inputs import is_remote, local_path
+from ..spark.output import OutputStore
 from ..spark.worker_env import check_java, spark_session
 from .config import CorpusConfig, build_config, build_parser
-from .dedup import exact_dedup, near_dedup, with_preference
-from .filters import FILTERS, check_method, read_tables, with_drop_reason
+from .dedup import NearSettings, decide, preference
+from .filters import FILTERS, with_drop_reason
+from .per_document import RESULT_DDL, PassSettings, document_batch
 from .report import LENGTH_BINS, length_bin_labels, summary_lines, write_report
+from .tables import CORPUS_FORMAT, SUCCESS, methods_in, read_against, read_tables
 
-#: Columns of the kept-documents table.
+#: Columns of the kept-documents table (``bands``: the MinHash band hashes a later build compares
+#: against, null for texts shorter than a shingle or when near dedup is off).
 DOCUMENT_COLUMNS = (
     "url",
     "host",
@@ -42,27 +57,25 @@ DOCUMENT_COLUMNS = (
     "warc_record_offset",
     "warc_record_length",
     "duplicate_count",
+    "bands",
 )
 TOP_HOSTS = 20
+#: Characters of a dropped document's text shown as the report's example of its filter.
+EXCERPT_CHARS = 200
+STAGING = "_staging"
+#: What a finished corpus holds besides ``_staging`` (removed by ``--overwrite`` at commit time).
+CORPUS_ENTRIES = ("documents", "_report.json", "report.md", "plots", SUCCESS)
 
 
-def prepare_output(config: CorpusConfig) -> str:
-    if is_remote(config.output):
-        raise UserError(
-            f"--output must be a local directory (the report is written locally): {config.output}"
-        )
-    out = os.path.abspath(local_path(config.output))
-    if os.path.exists(out):
-        if not os.path.isdir(out):
-            raise UserError(f"--output {config.output} is a file")
-        if os.listdir(out):
-            if not config.overwrite:
-                raise UserError(
-                    f"--output {config.output} exists and is not empty; pass --overwrite to replace it"
-                )
-            shutil.rmtree(out)
-    os.makedirs(out, exist_ok=True)
-    return out
+def prepare_output(store: OutputStore, config: CorpusConfig) -> None:
+    """Refuse an existing output without ``--overwrite``; remove what killed runs left staged."""
+    if store.is_file():
+        raise UserError(f"--output {config.output} is a file")
+    entries = store.list()
+    if entries and not config.overwrite:
+        raise UserError(f"--output {config.output} exists and is not empty; pass --overwrite to replace it")
+    if STAGING in entries:
+        store.delete(STAGING)  # a killed run's staging (the old corpus itself stays until commit)
 
 
 def _length_bin():
@@ -75,36 +88,153 @@ def _length_bin():
     return expr
 
 
+def _pass_udf(settings: PassSettings):
+    from pyspark.sql.functions import arrow_udf
+
+    @arrow_udf(RESULT_DDL)
+    def per_document(
+        text: pa.Array, url: pa.Array, language: pa.Array, score: pa.Array, dropped: pa.Array
+    ) -> pa.Array:
+        return document_batch(text, url, language, score, dropped, settings)
+
+    return per_document
+
+
+def first_pass(rows, config: CorpusConfig, settings: PassSettings):
+    """Every input row with its ``doc_id``, ``drop`` reason, (edited) text and band hashes."""
+    from pyspark.sql import functions as F
+
+    rows = rows.withColumn("r", _pass_udf(settings)("text", "url", "language", "language_score", "drop"))
+    passed = F.col("r.drop").isNull() & F.col("drop").isNull()
+    text = F.coalesce(F.col("r.text"), F.col("text"))
+    return rows.select(
+        F.monotonically_increasing_id().alias("doc_id"),
+        "_input",
+        "url",
+        F.col("url_host_name").alias("host"),
+        "fetch_time",
+        "language",
+        "language_score",
+        "title",
+        F.when(passed, text).alias("text"),
+        F.when(passed, F.length(text)).otherwise(F.col("text_length")).alias("text_length"),
+        F.coalesce(F.col("r.text_hash"), F.col("text_hash")).alias("text_hash"),
+        "warc_filename",
+        "warc_record_offset",
+        "warc_record_length",
+        F.coalesce(F.col("drop"), F.col("r.drop")).alias("drop"),
+        F.col("r.rule").alias("rule"),
+        F.when(~passed, F.substring("text", 1, EXCERPT_CHARS)).alias("excerpt"),
+        "r.bands",
+        "r.sketch",
+        "r.emails_masked",
+        "r.ips_masked",
+        "r.c4_lines_removed",
+    )
+
+
+def _checkpointer(spark, store: OutputStore, run_dir: tuple[str, ...]):
+    """Reliable checkpoints under the run's staging directory (on the output's filesystem)."""
+    spark.sparkContext.setCheckpointDir(store.uri(*run_dir, "checkpoints"))
+    return lambda df: df.checkpoint(eager=True)
+
+
+def _commit(store: OutputStore, run_dir: tuple[str, ...], report: dict[str, Any]) -> dict[str, Any]:
+    """Move the staged documents into place, write the report, then ``_SUCCESS`` (last)."""
+    for entry in (SUCCESS, *CORPUS_ENTRIES):  # _SUCCESS first: from here on the old corpus is not whole
+        if store.exists(entry):
+            store.delete(entry)
+    store.rename((*run_dir, "documents"), ("documents",))
+    report = write_report(report, store)
+    store.write_text(
+        json.dumps({"format": CORPUS_FORMAT, "kept": report["kept"], "finished": report["finished"]}),
+        SUCCESS,
+    )
+    store.delete(STAGING)
+    return report
+
+
 def run(config: CorpusConfig, spark) -> dict[str, Any]:
-    from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     started = time.perf_counter()
-    out = prepare_output(config)
-    tables = read_tables(spark, config.inputs)
-    check_method(tables, config.method)
+    store = OutputStore(spark, config.output)
+    prepare_output(store, config)
+    inputs = read_tables(spark, config.inputs, config.method, config.skip_damaged)
+    if inputs.df is None:
+        present = methods_in(spark, config.inputs)
+        raise UserError(
+            f"method {config.method!r} is not in the input table(s); methods there: "
+            f"{', '.join(present) or 'none'}"
+        )
+    near = config.dedup == "near"
+    minhash = config.minhash() if near else None
+    notes: list[str] = []
+    against_frames = []
+    for corpus in read_against(spark, config.against):
+        if near and corpus.minhash != (asdict(minhash) if minhash else None):
+            notes.append(
+                f"--against {corpus.path}: "
+                + (
+                    "no band hashes (built before near matching against earlier corpora)"
+                    if corpus.minhash is None
+                    else "band hashes of other MinHash parameters"
+                )
+                + ": matched on exact copies only"
+            )
+            against_frames.append(
+                corpus.documents.select("text_hash", F.lit(None).cast("array<bigint>").alias("bands"))
+            )
+        else:
+            cols = ["text_hash", "bands"] if "bands" in corpus.documents.columns else ["text_hash"]
+            frame = corpus.documents.select(*cols)
+            if "bands" not in cols:
+                frame = frame.withColumn("bands", F.lit(None).cast("array<bigint>"))
+            against_frames.append(frame)
+    against = None
+    for frame in against_frames:
+        against = frame if against is None else against.unionByName(frame)
 
-    rows = with_drop_reason(tables, config).persist(StorageLevel.MEMORY_AND_DISK)
-    by_reason = {r["drop"]: r["count"] for r in rows.groupBy("drop").count().collect()}
-    input_rows = sum(by_reason.values())
-    dropped = {name: by_reason.get(name, 0) for name in FILTERS}
-    passed = with_preference(rows.where(F.col("drop").isNull()), config.keep)
-    passed_count = by_reason.get(None, 0)
+    run_dir = (STAGING, time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:8])
+    checkpoint = _checkpointer(spark, store, run_dir)
+    settings = PassSettings(minhash=minhash, sketch=near and config.verify_edges)
+    rows = with_drop_reason(inputs.df, config)
+    first_pass(rows, config, settings).write.parquet(store.uri(*run_dir, "pass"))
+    table = spark.read.parquet(store.uri(*run_dir, "pass"))
 
-    docs = passed.withColumn("duplicate_count", F.lit(1).cast("long"))
-    exact_kept = passed_count
-    if config.dedup in ("exact", "near"):
-        docs = exact_dedup(passed).persist(StorageLevel.MEMORY_AND_DISK)
-        exact_kept = docs.count()
-    dropped["exact_duplicate"] = passed_count - exact_kept
-    if config.dedup == "near":
-        docs = near_dedup(docs, config.near_threshold)
+    by_reason = {
+        r["drop"]: (r["count"], r["example"])
+        for r in table.groupBy("drop")
+        .agg(
+            F.count("*").alias("count"),
+            F.min_by(F.struct("url", "excerpt"), "doc_id").alias("example"),
+        )
+        .collect()
+    }
+    input_rows = sum(count for count, _ in by_reason.values())
+    passed_count = by_reason.get(None, (0, None))[0]
+    dropped = {name: by_reason.get(name, (0, None))[0] for name in FILTERS}
+    dropped.update({name: count for name, (count, _) in by_reason.items() if name and name not in dropped})
+    examples = {
+        name: {"url": example["url"], "text": example["excerpt"]}
+        for name, (_, example) in by_reason.items()
+        if name is not None
+    }
+    passing = table.where(F.col("drop").isNull()).withColumn("pref", preference(config.keep))
+    outcomes: dict[str, int] = {}
+    if config.dedup == "none":
+        kept_ids = passing.select("doc_id", F.lit(1).cast("long").alias("duplicate_count"))
+        outcomes = {"kept": passed_count}
+    else:
+        near_settings = NearSettings(config.near_threshold, config.verify_edges) if near else None
+        kept_ids, outcome_rows = decide(passing, against, near_settings, checkpoint)
+        outcomes = {r["outcome"]: int(r["documents"] or 0) for r in outcome_rows.collect()}
+    for name in ("exact_duplicate", "near_duplicate", "seen_before"):
+        dropped[name] = outcomes.get(name, 0)
 
-    documents = os.path.join(out, "documents")
-    docs.withColumnRenamed("url_host_name", "host").select(*DOCUMENT_COLUMNS).write.parquet(documents)
-    rows.unpersist()
-
-    kept_df = spark.read.parquet(documents)
+    documents_dir = store.uri(*run_dir, "documents")
+    passing.join(kept_ids, "doc_id").select(*DOCUMENT_COLUMNS).write.parquet(documents_dir)
+    kept_df = spark.read.parquet(documents_dir)
     languages = [
         {"language": r["language"], "documents": r["documents"], "characters": int(r["characters"] or 0)}
         for r in kept_df.groupBy("language")
@@ -112,29 +242,51 @@ def run(config: CorpusConfig, spark) -> dict[str, Any]:
         .orderBy(F.desc("documents"), "language")
         .collect()
     ]
-    kept = sum(x["documents"] for x in languages)  # (the language groups include null)
-    dropped["near_duplicate"] = exact_kept - kept
+    kept = sum(x["documents"] for x in languages)
     hist_counts = {
         r["bin"]: r["count"] for r in kept_df.groupBy(_length_bin().alias("bin")).count().collect()
     }
     hosts = kept_df.groupBy("host").count().orderBy(F.desc("count"), "host").limit(TOP_HOSTS).collect()
     sizes = kept_df.groupBy("duplicate_count").count().orderBy("duplicate_count").collect()
+    rules = (
+        table.where(F.col("rule").isNotNull())
+        .groupBy("drop", "rule")
+        .count()
+        .orderBy("drop", F.desc("count"), "rule")
+        .collect()
+    )
+    masked = table.agg(
+        F.sum("emails_masked").alias("emails"),
+        F.sum("ips_masked").alias("ips"),
+        F.sum("c4_lines_removed").alias("c4"),
+    ).first()
     elapsed = time.perf_counter() - started
     report = {
+        "format": CORPUS_FORMAT,
         "output": config.output,
         "config": asdict(config),
+        "minhash": asdict(minhash) if minhash else None,
         "input_rows": input_rows,
         "dropped": dropped,
+        "dropped_rules": [{"filter": r["drop"], "rule": r["rule"], "documents": r["count"]} for r in rules],
+        "examples": examples,
         "kept": kept,
         "kept_characters": sum(x["characters"] for x in languages),
+        "pii_masked": {"emails": int(masked["emails"] or 0), "ips": int(masked["ips"] or 0)},
+        "c4_lines_removed": int(masked["c4"] or 0),
         "languages": languages,
         "text_length_histogram": {label: hist_counts.get(label, 0) for label in length_bin_labels()},
         "top_hosts": [{"host": r["host"], "documents": r["count"]} for r in hosts],
         "cluster_sizes": {int(r["duplicate_count"]): r["count"] for r in sizes},
+        "damaged_files": [asdict(d) for d in inputs.damaged],
+        "notes": notes,
         "elapsed_seconds": round(elapsed, 2),
         "records_per_second": round(input_rows / elapsed, 1) if elapsed > 0 else None,
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    return write_report(report, out)
+    if input_rows != kept + sum(dropped.values()):  # the counts are the report's promise
+        raise RuntimeError(f"counts do not add up: {input_rows} rows, {kept} kept, dropped {dropped}")
+    return _commit(store, run_dir, report)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,15 +1,26 @@
-"""The corpus report: ``_report.json``, ``report.md`` and its PNG plots (pure Python, no Spark).
+"""The corpus report: ``_report.json``, ``report.md`` and its PNG plots.
 
 The job gathers small aggregates (counts per language, per length bin, per host, per cluster
-size, per drop reason) and hands them here as plain dicts; plots need matplotlib (the
-``report`` extra): without it the report is written with its tables only and says so.
+size, per drop reason, an example per filter) and hands them here as plain dicts; the files are
+written through a store (Hadoop's FileSystem: any filesystem the output is on), never with
+``open()``.  Plots need matplotlib (the ``report`` extra): without it the report is written with
+its tables only and says so.
 """
 
 from __future__ import annotations
 
+import io
 import json
-import os
-from typing import Any
+from typing import Any, Protocol
+
+
+class Store(Protocol):
+    """Where the report goes (:class:`contentx_udf.spark.output.OutputStore`)."""
+
+    def write_text(self, text: str, *parts: str) -> None: ...
+
+    def write_bytes(self, data: bytes, *parts: str) -> None: ...
+
 
 #: Upper bounds of the text-length histogram's bins (characters); the last bin is open.
 LENGTH_BINS = (200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000)
@@ -24,19 +35,20 @@ def length_bin_labels() -> list[str]:
     return labels
 
 
-def _plots(report: dict[str, Any], directory: str) -> list[str]:
+def _plots(report: dict[str, Any], store: Store) -> list[str]:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    os.makedirs(directory, exist_ok=True)
     made = []
 
     def save(fig, name):
         fig.tight_layout()
-        fig.savefig(os.path.join(directory, name), dpi=90)
+        png = io.BytesIO()
+        fig.savefig(png, format="png", dpi=90)
         plt.close(fig)
+        store.write_bytes(png.getvalue(), "plots", name)
         made.append(f"plots/{name}")
 
     langs = report["languages"][:25]
@@ -87,8 +99,10 @@ def _markdown(report: dict[str, Any]) -> str:
         f"Method `{c['method']}`, languages {', '.join(c['languages'] or ['all'])}, "
         f"min chars {c['min_chars']}, "
         f"min confidence {c['min_confidence']}, page types {', '.join(c['page_types'] or ['all'])}, "
-        f"dedup `{c['dedup']}` (J = {c['near_threshold']}), "
-        f"keep `{c['keep']}`  ",
+        f"dedup `{c['dedup']}` (J = {c['near_threshold']}"
+        + (f"; MinHash {m['bands']} bands x {m['rows']} rows" if (m := report.get("minhash")) else "")
+        + f"), keep `{c['keep']}`  ",
+        *([f"Against: {', '.join(c['against'])}  "] if c.get("against") else []),
         f"Elapsed {report['elapsed_seconds']} s, {report['records_per_second']} input rows/s",
         "",
         "## Documents",
@@ -99,10 +113,42 @@ def _markdown(report: dict[str, Any]) -> str:
     ]
     out += [f"| dropped: {k} | {v} |" for k, v in report["dropped"].items()]
     out += [f"| **kept** | **{report['kept']}** |", "", f"Kept characters: {report['kept_characters']}", ""]
+    for note in report.get("notes") or []:
+        out += [f"Note: {note}  "]
+    if report.get("damaged_files"):
+        files = report["damaged_files"]
+        rows = sum(d["rows"] or 0 for d in files)
+        out += [
+            f"Damaged input files left out (--skip-damaged): {len(files)} file(s), at least {rows} row(s):",
+            "",
+        ]
+        out += [
+            f"* `{d['path']}`: {d['reason']} ({d['rows'] if d['rows'] is not None else '?'} rows)"
+            for d in files
+        ]
+        out += [""]
+    if report.get("pii_masked") and any(report["pii_masked"].values()) or report.get("c4_lines_removed"):
+        pii = report.get("pii_masked") or {}
+        out += [
+            f"Edits of kept texts: {pii.get('emails', 0)} email(s) and {pii.get('ips', 0)} IP address(es) "
+            f"masked; {report.get('c4_lines_removed', 0)} line(s) removed by the C4 line filter",
+            "",
+        ]
     if report["plots"]:
         out += [f"![{p}]({p})" for p in report["plots"]] + [""]
     else:
         out += [f"_No plots: {report['plots_note']}_", ""]
+    if report.get("examples"):
+        out += ["## What each filter removed (one example)", ""]
+        out += ["| filter | URL | text (first 200 characters) |", "|---|---|---|"]
+        for name, example in report["examples"].items():
+            text = (example.get("text") or "").replace("\n", " ").replace("|", "\\|")
+            out += [f"| {name} | {example.get('url') or ''} | {text} |"]
+        out += [""]
+    if report.get("dropped_rules"):
+        out += ["## Rules that dropped documents", "", "| filter | rule | documents |", "|---|---|---:|"]
+        out += [f"| {r['filter']} | {r['rule']} | {r['documents']} |" for r in report["dropped_rules"]]
+        out += [""]
     out += ["## Languages", "", "| language | documents | characters |", "|---|---:|---:|"]
     out += [f"| {x['language']} | {x['documents']} | {x['characters']} |" for x in report["languages"]]
     out += ["", "## Text length", "", "| characters | documents |", "|---|---:|"]
@@ -114,18 +160,16 @@ def _markdown(report: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def write_report(report: dict[str, Any], directory: str) -> dict[str, Any]:
-    """Write the plots, ``report.md`` and ``_report.json`` into ``directory``; returns the report."""
+def write_report(report: dict[str, Any], store: Store) -> dict[str, Any]:
+    """Write the plots, ``report.md`` and ``_report.json`` through ``store``; returns the report."""
     try:
-        report["plots"] = _plots(report, os.path.join(directory, "plots"))
+        report["plots"] = _plots(report, store)
         report["plots_note"] = None
     except ImportError:
         report["plots"] = []
         report["plots_note"] = "matplotlib is not installed (pip install 'contentx[report]')"
-    with open(os.path.join(directory, "report.md"), "w", encoding="utf-8") as fh:
-        fh.write(_markdown(report))
-    with open(os.path.join(directory, "_report.json"), "w", encoding="utf-8") as fh:
-        json.dump(report, fh, indent=2, default=str)
+    store.write_text(_markdown(report), "report.md")
+    store.write_text(json.dumps(report, indent=2, default=str), "_report.json")
     return report
 
 
@@ -138,7 +182,16 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         f"  input rows ({report['config']['method']}): {report['input_rows']}; dropped: {drops}",
         f"  kept: {report['kept']} documents, {report['kept_characters']} characters; "
         f"languages: {langs or '-'}",
+        *(f"  note: {note}" for note in report.get("notes") or []),
+        *(
+            [
+                f"  damaged files left out: {len(report['damaged_files'])}"
+                f" ({sum(d['rows'] or 0 for d in report['damaged_files'])}+ rows)"
+            ]
+            if report.get("damaged_files")
+            else []
+        ),  # fmt: skip
         f"  elapsed: {report['elapsed_seconds']} s, input rows/s: {report['records_per_second']}",
-        f"  report: {os.path.join(report['output'], 'report.md')}"
+        f"  report: {report['output'].rstrip('/')}/report.md"
         + ("" if report["plots"] else f" (no plots: {report['plots_note']})"),
     ]

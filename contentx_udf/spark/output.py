@@ -62,13 +62,45 @@ class OutputStore:
             out.close()
 
     def read_text(self, *parts: str) -> str:
+        return self.read_bytes(*parts).decode("utf-8")
+
+    def read_bytes(self, *parts: str) -> bytes:
         stream = self.fs.open(self.path(*parts))
         try:
             buf = self._jvm.java.io.ByteArrayOutputStream()
             self._jvm.org.apache.hadoop.io.IOUtils.copyBytes(stream, buf, 65536, False)
-            return bytes(buf.toByteArray()).decode("utf-8")
+            return bytes(buf.toByteArray())
         finally:
             stream.close()
+
+    def write_bytes(self, data: bytes, *parts: str) -> None:
+        out = self.fs.create(self.path(*parts), True)
+        try:
+            out.write(bytearray(data))
+        finally:
+            out.close()
+
+    def read_range(self, offset: int, length: int, *parts: str) -> bytes:
+        """``length`` bytes from ``offset`` of a file (fewer at its end)."""
+        stream = self.fs.open(self.path(*parts))
+        try:
+            stream.seek(offset)
+            return bytes(stream.readNBytes(length))  # a byte[] result crosses py4j as one value
+        finally:
+            stream.close()
+
+    def files(self, *parts: str) -> list[tuple[str, int]]:
+        """``(name, length)`` of the files (not directories) directly under a directory."""
+        p = self.path(*parts)
+        if not self.fs.exists(p):
+            return []
+        return sorted(
+            (str(st.getPath().getName()), int(st.getLen())) for st in self.fs.listStatus(p) if st.isFile()
+        )
+
+    def uri(self, *parts: str) -> str:
+        """The qualified URI of a path under the root (as Spark's readers and writers take it)."""
+        return str(self.fs.makeQualified(self.path(*parts)).toString())
 
 
 class LocalOutputStore:

@@ -62,14 +62,21 @@ def table_row(url: str, text: str | None, *, status: str = "ok", day: int = 1, o
     }
 
 
+BATCH = "20240501T000000-0000abcd"
+
+
 def write_table(directory, method: str, rows: list[dict]) -> None:
-    """An extraction table as the job writes it: method=<m>/part.parquet with the job's schema."""
+    """An extraction table as the job writes it: method=<m>/b<batch>-part.parquet with the job's
+    schema, and the batch's commit marker."""
     schema = arrow_schema()
     schema = schema.remove(schema.get_field_index("method"))
     part = directory / f"method={method}"
     part.mkdir(parents=True, exist_ok=True)
     columns = {name: [r.get(name) for r in rows] for name in schema.names}
-    pq.write_table(pa.Table.from_pydict(columns, schema=schema), part / "part-00000.parquet")
+    pq.write_table(pa.Table.from_pydict(columns, schema=schema), part / f"b{BATCH}-part-00000.parquet")
+    markers = directory / "_contentx" / "batches"
+    markers.mkdir(parents=True, exist_ok=True)
+    (markers / f"{BATCH}.json").write_text(json.dumps({"batch": BATCH, "files": ["crawl.warc.gz"]}))
 
 
 @pytest.fixture(scope="module")
@@ -156,6 +163,7 @@ def test_near_dedup_filters_and_report(spark, site_table, tmp_path):
         "page_type": 0,
         "exact_duplicate": 0,
         "near_duplicate": 2,
+        "seen_before": 0,
     }
     assert report["kept"] == 3 and report["kept"] + sum(report["dropped"].values()) == report["input_rows"]
     out = tmp_path / "corpus"

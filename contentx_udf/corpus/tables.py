@@ -1,0 +1,239 @@
+"""The corpus job's inputs on any Hadoop filesystem: extraction tables and earlier corpora.
+
+Every check goes through Hadoop's ``FileSystem`` (the JVM gateway), so local paths, ``hdfs://``,
+``s3a://``, ``viewfs://`` ... behave alike, and every problem is one :class:`UserError` line:
+
+* an extraction table must be **committed**: every part file belongs to a batch with a commit
+  marker (``_contentx/batches/<batch>.json``) and no batch is being staged
+  (``_contentx/staging/``), so a table that is still being written, or whose run was killed, is
+  refused (``contentx run --resume`` finishes it);
+* its Parquet files must be **whole**: each starts and ends with the ``PAR1`` magic and its footer
+  parses.  A damaged file is named; with ``skip_damaged`` the table is read without it and the
+  files (and, where the footer is readable, their rows) are counted;
+* an earlier corpus (``--against``) must be finished (``_SUCCESS``; a corpus of the version before
+  it, which wrote no ``_SUCCESS``, is recognised by its ``_report.json``).  Its documents give their
+  ``text_hash`` and, when they were written with the same MinHash parameters, their band hashes.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from ..errors import UserError
+from ..spark.output import MARKERS, STAGING, OutputStore, _batch_of
+
+#: Columns an extraction table must have for the corpus job.
+REQUIRED_COLUMNS = (
+    "url",
+    "url_host_name",
+    "fetch_time",
+    "warc_filename",
+    "warc_record_offset",
+    "warc_record_length",
+    "method",
+    "title",
+    "text",
+    "text_length",
+    "scores",
+    "status",
+    "language",
+    "language_score",
+    "text_hash",
+)
+#: The commit marker of a finished corpus (written last).
+SUCCESS = "_SUCCESS"
+#: The version of the corpus layout this job writes (in ``_SUCCESS`` and ``_report.json``).
+CORPUS_FORMAT = 2
+_MAGIC = b"PAR1"
+#: Footer reads in flight at once (remote filesystems answer slowly, one file at a time).
+CHECK_THREADS = 16
+
+
+@dataclass
+class DamagedFile:
+    path: str
+    reason: str
+    rows: int | None  # from the footer, where it is readable
+
+
+@dataclass
+class InputTables:
+    """The union of the input tables (``df``, with ``_input`` = the table's index) and the damaged
+    files left out (with ``skip_damaged``)."""
+
+    df: object
+    damaged: list[DamagedFile] = field(default_factory=list)
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return (text[0] if text else type(error).__name__)[:200]
+
+
+def _store(spark, path: str, what: str, noun: str) -> OutputStore:
+    try:
+        store = OutputStore(spark, path)
+        exists = store.exists()
+    except Exception as exc:  # a bad URI, an unknown scheme, denied access, a missing bucket
+        raise UserError(f"{what} {path}: cannot be read ({_describe(exc)})") from None
+    if not exists:
+        raise UserError(f"{what} {path}: no such {noun} directory")
+    if store.is_file():
+        raise UserError(f"{what} {path}: is a file, not a directory")
+    return store
+
+
+def check_parquet_file(store: OutputStore, relative: str, length: int) -> DamagedFile | None:
+    """None when the file is whole (magic at both ends, a footer that parses), else why not."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if length < 12:
+        return DamagedFile(relative, f"{length} bytes, too short for Parquet", None)
+    try:
+        head = store.read_range(0, 4, relative)
+        tail = store.read_range(length - 8, 8, relative)
+    except Exception as exc:
+        return DamagedFile(relative, f"cannot be read ({_describe(exc)})", None)
+    footer_length = struct.unpack("<I", tail[:4])[0]
+    if tail[4:] != _MAGIC or footer_length > length - 12:
+        return DamagedFile(relative, "cut short or not Parquet (no footer)", None)
+    try:
+        footer = store.read_range(length - 8 - footer_length, footer_length, relative)
+        rows = pq.ParquetFile(pa.BufferReader(_MAGIC + footer + tail)).metadata.num_rows
+    except Exception as exc:
+        return DamagedFile(relative, f"unreadable footer ({_describe(exc)})", None)
+    if head != _MAGIC:
+        return DamagedFile(relative, "damaged start (no PAR1 magic)", rows)
+    return None
+
+
+def _committed_parts(store: OutputStore, path: str, method: str | None) -> list[tuple[str, int]]:
+    """``(relative path, length)`` of the table's part files; UserError when it is not committed."""
+    partitions = [p for p in store.list() if p.startswith("method=")]
+    if not partitions:
+        raise UserError(f"{path} is not an extraction table (no method=<m> partition directories)")
+    markers = {n[: -len(".json")] for n in store.list(*MARKERS) if n.endswith(".json")}
+    if not markers and not store.exists("_summary.json"):
+        raise UserError(
+            f"{path} has no commit marker (_contentx/batches/): it is still being written, or not "
+            "written by `contentx run`"
+        )
+    if store.list(*STAGING):
+        raise UserError(
+            f"{path} is still being written, or its run was killed (a batch is staged in "
+            "_contentx/staging/); finish it with `contentx run --resume` first"
+        )
+    parts = []
+    for partition in partitions:
+        if method is not None and partition != f"method={method}":
+            continue
+        for name, length in store.files(partition):
+            if name.startswith(("_", ".")) or not name.endswith(".parquet"):
+                continue
+            batch = _batch_of(name)
+            if markers and batch is not None and batch not in markers:
+                raise UserError(
+                    f"{path} holds files of an uncommitted batch ({partition}/{name}): its run was killed "
+                    "or is still writing; finish it with `contentx run --resume` first"
+                )
+            parts.append((f"{partition}/{name}", length))
+    return parts
+
+
+def find_damaged(store: OutputStore, parts: list[tuple[str, int]]) -> list[DamagedFile]:
+    with ThreadPoolExecutor(max_workers=CHECK_THREADS) as pool:
+        found = pool.map(lambda p: check_parquet_file(store, p[0], p[1]), parts)
+        return [d for d in found if d is not None]
+
+
+def read_tables(
+    spark, inputs: list[str], method: str | None = None, skip_damaged: bool = False
+) -> InputTables:
+    """The union of the extraction tables ``inputs`` (their ``method`` rows, when given)."""
+    from pyspark.errors import AnalysisException
+    from pyspark.sql import functions as F
+
+    frames, damaged = [], []
+    for index, path in enumerate(inputs):
+        store = _store(spark, path, "--input", "table")
+        parts = _committed_parts(store, path, method)
+        bad = find_damaged(store, parts)
+        if bad and not skip_damaged:
+            names = ", ".join(d.path for d in bad[:3]) + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")
+            raise UserError(
+                f"{path}: {len(bad)} damaged Parquet file(s) ({bad[0].reason}): {names}; "
+                "rerun with --skip-damaged to build the corpus without them"
+            )
+        damaged += [DamagedFile(f"{path.rstrip('/')}/{d.path}", d.reason, d.rows) for d in bad]
+        good = [store.uri(p) for p, _ in parts if p not in {d.path for d in bad}]
+        if not good:
+            if method is not None and not any(p.startswith(f"method={method}/") for p, _ in parts):
+                continue  # the method is not in this table: check_method says so
+            raise UserError(f"{path}: no readable Parquet file")
+        try:
+            df = spark.read.option("basePath", store.uri()).parquet(*good)
+        except AnalysisException as exc:
+            raise UserError(
+                f"{path} is not an extraction table (not a Parquet table: {_describe(exc)})"
+            ) from None
+        missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
+        if missing:
+            raise UserError(
+                f"{path} is not an extraction table of this version (missing column(s): "
+                f"{', '.join(missing)}); write it with `contentx run` / jobs/extract_warc.py"
+            )
+        frames.append(df.select(*REQUIRED_COLUMNS).withColumn("_input", F.lit(index)))
+    if not frames:
+        return InputTables(None, damaged)
+    out = frames[0]
+    for df in frames[1:]:
+        out = out.unionByName(df)
+    return InputTables(out, damaged)
+
+
+def methods_in(spark, inputs: list[str]) -> list[str]:
+    """The methods (partition directories) of the tables: for the "method not in the tables" line."""
+    found = set()
+    for path in inputs:
+        found.update(p[len("method=") :] for p in OutputStore(spark, path).list() if p.startswith("method="))
+    return sorted(found)
+
+
+@dataclass
+class EarlierCorpus:
+    path: str
+    documents: object  # DataFrame (text_hash[, bands])
+    minhash: dict | None  # the MinHash parameters its bands were written with; None: no bands
+
+
+def read_against(spark, paths: list[str]) -> list[EarlierCorpus]:
+    """The earlier corpora of an incremental build; UserError when one is not a finished corpus."""
+    corpora = []
+    for path in paths:
+        store = _store(spark, path, "--against", "corpus")
+        report = None
+        if store.exists("_report.json"):
+            try:
+                report = json.loads(store.read_text("_report.json"))
+            except (ValueError, UnicodeDecodeError):
+                report = None
+        finished = store.exists(SUCCESS) or (report is not None and report.get("format", 1) < CORPUS_FORMAT)
+        if not store.exists("documents") or report is None and not store.exists(SUCCESS):
+            raise UserError(
+                f"--against {path} is not a corpus (no documents/ and _report.json of contentx corpus)"
+            )
+        if not finished:
+            raise UserError(
+                f"--against {path} is not finished (no {SUCCESS}): its build is running or was killed"
+            )
+        df = spark.read.parquet(store.uri("documents"))
+        if "text_hash" not in df.columns:
+            raise UserError(f"--against {path} is not a corpus (its documents have no text_hash)")
+        minhash = (report or {}).get("minhash") if "bands" in df.columns else None
+        columns = ["text_hash", "bands"] if minhash else ["text_hash"]
+        corpora.append(EarlierCorpus(path, df.select(*columns), minhash))
+    return corpora
