@@ -23,6 +23,7 @@ and ``_SUCCESS`` written last.  A run killed at any point leaves no ``_SUCCESS``
 from __future__ import annotations
 
 import json
+import sys
 import time
 import uuid
 from collections.abc import Sequence
@@ -154,10 +155,22 @@ def _commit(store: OutputStore, run_dir: tuple[str, ...], report: dict[str, Any]
     return report
 
 
-def run(config: CorpusConfig, spark) -> dict[str, Any]:
+def _progress(started: float):
+    """Prints each finished stage with the time since the start to stderr (a long job's heartbeat)."""
+
+    def say(stage: str) -> None:
+        print(
+            f"contentx corpus: {stage} ({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True
+        )
+
+    return say
+
+
+def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
     from pyspark.sql import functions as F
 
     started = time.perf_counter()
+    say = _progress(started) if progress else (lambda stage: None)
     store = OutputStore(spark, config.output)
     prepare_output(store, config)
     inputs = read_tables(spark, config.inputs, config.method, config.skip_damaged)
@@ -200,6 +213,7 @@ def run(config: CorpusConfig, spark) -> dict[str, Any]:
     settings = PassSettings(minhash=minhash, sketch=near and config.verify_edges)
     rows = with_drop_reason(inputs.df, config)
     first_pass(rows, config, settings).write.parquet(store.uri(*run_dir, "pass"))
+    say("first pass written (filters" + (", MinHash bands)" if near else ")"))
     table = spark.read.parquet(store.uri(*run_dir, "pass"))
 
     by_reason = {
@@ -231,9 +245,14 @@ def run(config: CorpusConfig, spark) -> dict[str, Any]:
         outcomes = {r["outcome"]: int(r["documents"] or 0) for r in outcome_rows.collect()}
     for name in ("exact_duplicate", "near_duplicate", "seen_before"):
         dropped[name] = outcomes.get(name, 0)
+    say(
+        f"duplicates found: {dropped['exact_duplicate']} exact, {dropped['near_duplicate']} near, "
+        f"{dropped['seen_before']} seen before"
+    )
 
     documents_dir = store.uri(*run_dir, "documents")
     passing.join(kept_ids, "doc_id").select(*DOCUMENT_COLUMNS).write.parquet(documents_dir)
+    say("documents written")
     kept_df = spark.read.parquet(documents_dir)
     languages = [
         {"language": r["language"], "documents": r["documents"], "characters": int(r["characters"] or 0)}
@@ -293,7 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     def body(args) -> int:
         config = build_config(args)
         check_java()
-        report = run(config, spark_session("contentx-build-corpus"))
+        report = run(config, spark_session("contentx-build-corpus"), progress=True)
         print("\n" + "\n".join(summary_lines(report)))
         return 0
 

@@ -25,7 +25,10 @@ class OutputStore:
     def __init__(self, spark, output: str):
         self._jvm = spark._jvm
         self._Path = self._jvm.org.apache.hadoop.fs.Path
-        self.fs = self._Path(output).getFileSystem(spark._jsc.hadoopConfiguration())
+        fs = self._Path(output).getFileSystem(spark._jsc.hadoopConfiguration())
+        checksummed = self._jvm.java.lang.Class.forName("org.apache.hadoop.fs.ChecksumFileSystem")
+        # local files without Hadoop's .crc sidecars (which a file edited by hand then contradicts)
+        self.fs = fs.getRawFileSystem() if checksummed.isInstance(fs) else fs
         self.output = output.rstrip("/")
 
     def path(self, *parts: str):

@@ -1,0 +1,248 @@
+"""The corpus job on any Hadoop filesystem, its committed output and its incremental builds.
+
+* input, output and ``--against`` on ``viewfs://`` (a Hadoop filesystem other than the local one,
+  built into Spark's Hadoop client) give the documents of the same run on local paths;
+* ``--against`` earlier corpora drops their exact and near copies as ``seen_before`` and keeps the
+  new documents; a corpus of the previous version (no band hashes) still matches exact copies;
+* a table still being written, a damaged Parquet file, a missing path, an existing output, an
+  ``--against`` that is no finished corpus, an unknown filesystem: one line, exit code 2;
+  ``--skip-damaged`` builds from the rest and counts what it left out;
+* a run killed part-way leaves no ``_SUCCESS``, and a rerun with ``--overwrite`` gives the corpus
+  of an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from contentx_udf import cli
+from contentx_udf.corpus import job as corpus_job
+from contentx_udf.corpus.config import CorpusConfig
+
+from .tables import article, table_row, write_table
+
+pytestmark = pytest.mark.spark
+
+REPO = Path(__file__).resolve().parents[2]
+DATE = "Published on 3 May 2024 by the city desk."
+
+
+def month_table(directory: Path, texts: list[tuple[str, str]], day: int = 1) -> Path:
+    rows = [table_row(url, text, day=day, offset=i) for i, (url, text) in enumerate(texts)]
+    write_table(directory, "combined", rows)
+    return directory
+
+
+def texts_of(prefix: str, seeds: range) -> list[tuple[str, str]]:
+    return [(f"https://{prefix}.example/{s}", "\n".join([DATE, *article(s)])) for s in seeds]
+
+
+def run(spark, inputs, output, **kw) -> dict:
+    config = CorpusConfig(inputs=[str(i) for i in inputs], output=str(output), **kw)
+    return corpus_job.run(config, spark)
+
+
+def documents(spark, output) -> list[tuple]:
+    return sorted(
+        (r["url"], r["text_hash"], r["duplicate_count"])
+        for r in spark.read.parquet(f"{output}/documents").collect()
+    )
+
+
+@pytest.fixture(scope="module")
+def months(tmp_path_factory):
+    """Month 1: 30 articles.  Month 2: 6 exact repeats (other case), 6 near repeats (another date
+    line) of month 1, and 18 new articles."""
+    root = tmp_path_factory.mktemp("months")
+    first = texts_of("one", range(30))
+    second = [(f"https://two.example/copy{i}", text.upper()) for i, (_u, text) in enumerate(first[:6])]
+    second += [
+        (f"https://two.example/near{i}", text.replace(DATE, "Updated on 9 June 2024 at 10:15."))
+        for i, (_u, text) in enumerate(first[6:12])
+    ]
+    second += texts_of("two", range(100, 118))
+    return month_table(root / "month1", first), month_table(root / "month2", second, day=9)
+
+
+@pytest.fixture()
+def viewfs(spark, tmp_path):
+    """A ``viewfs://`` mount table (unique per test) whose ``/data`` is ``tmp_path/data``."""
+    table = f"mt{uuid.uuid4().hex[:8]}"
+    (tmp_path / "data").mkdir()
+    spark.sparkContext._jsc.hadoopConfiguration().set(
+        f"fs.viewfs.mounttable.{table}.link./data", (tmp_path / "data").as_uri()
+    )
+    return f"viewfs://{table}/data", tmp_path / "data"
+
+
+def test_incremental_build_drops_what_earlier_corpora_hold(spark, months, tmp_path):
+    month1, month2 = months
+    first = run(spark, [month1], tmp_path / "c1")
+    assert first["kept"] == 30 and (tmp_path / "c1" / "_SUCCESS").exists()
+    plain = run(spark, [month2], tmp_path / "plain")
+    assert plain["kept"] == 30 and plain["dropped"]["seen_before"] == 0
+    report = run(spark, [month2], tmp_path / "c2", against=[str(tmp_path / "c1")])
+    kept = documents(spark, tmp_path / "c2")
+    assert {url for url, _h, _n in kept} == {f"https://two.example/{s}" for s in range(100, 118)}
+    assert report["dropped"]["seen_before"] == 12 and report["kept"] == 18
+    assert report["kept"] + sum(report["dropped"].values()) == report["input_rows"] == 30
+    stored = spark.read.parquet(str(tmp_path / "c2" / "documents"))
+    assert {"text_hash", "bands"} <= set(stored.columns)
+    assert all(len(r["bands"]) == report["minhash"]["bands"] for r in stored.select("bands").collect())
+
+
+def test_a_corpus_of_the_previous_version_matches_exact_copies_only(spark, months, tmp_path, capsys):
+    month1, month2 = months
+    run(spark, [month1], tmp_path / "old")
+    old = tmp_path / "old"
+    # the previous version wrote no _SUCCESS, no band hashes, and a report without "format"
+    (old / "_SUCCESS").unlink()
+    report = json.loads((old / "_report.json").read_text())
+    del report["format"]
+    (old / "_report.json").write_text(json.dumps(report))
+    frame = spark.read.parquet(str(old / "documents")).drop("bands")
+    frame.write.mode("overwrite").parquet(str(tmp_path / "old-docs"))
+    (old / "documents").rename(tmp_path / "gone")
+    (tmp_path / "old-docs").rename(old / "documents")
+    code = cli.main(
+        ["corpus", "--input", str(month2), "--output", str(tmp_path / "c2"), "--against", str(old)]
+    )
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert (
+        "no band hashes (built before near matching against earlier corpora): matched on exact copies only"
+        in printed
+    )
+    result = json.loads((tmp_path / "c2" / "_report.json").read_text())
+    assert result["dropped"]["seen_before"] == 6  # the exact repeats; the near ones are new to it
+    assert result["kept"] == 24
+
+
+def test_viewfs_input_output_and_against_equal_local_paths(spark, months, tmp_path, viewfs):
+    month1, month2 = months
+    root, local = viewfs
+    for name, table in (("month1", month1), ("month2", month2)):
+        os.symlink(table, local / name)
+    run(spark, [month1], tmp_path / "local1")
+    run(spark, [month2], tmp_path / "local2", against=[str(tmp_path / "local1")])
+    run(spark, [f"{root}/month1"], f"{root}/c1")
+    report = run(spark, [f"{root}/month2"], f"{root}/c2", against=[f"{root}/c1"])
+    assert (local / "c2" / "_SUCCESS").exists() and (local / "c2" / "report.md").exists()
+    assert report["output"] == f"{root}/c2" and len(report["plots"]) == 5
+    assert all((local / "c2" / p).stat().st_size > 1000 for p in report["plots"])
+    assert documents(spark, f"{root}/c2") == documents(spark, tmp_path / "local2")
+    assert not (local / "c2" / "_staging").exists()
+
+
+def damaged_table(tmp_path: Path) -> Path:
+    table = month_table(tmp_path / "table", texts_of("one", range(10)))
+    write_table(
+        table,
+        "combined",
+        [table_row("https://x.example/1", "\n".join(article(99)))],
+        batch="20240502T000000-0000beef",
+    )
+    part = table / "method=combined" / "b20240502T000000-0000beef-part-00000.parquet"
+    part.write_bytes(part.read_bytes()[:1000])
+    return table
+
+
+@pytest.mark.parametrize(
+    "case, message",
+    [
+        ("missing", "--input {tmp}/nothing: no such table directory"),
+        ("staged", "is still being written, or its run was killed"),
+        ("uncommitted", "holds files of an uncommitted batch"),
+        ("damaged", "1 damaged Parquet file(s) (cut short or not Parquet (no footer)): method=combined/"
+                    "b20240502T000000-0000beef-part-00000.parquet; rerun with --skip-damaged"),
+        ("against_not_corpus", "is not a corpus"),
+        ("against_unfinished", "is not finished (no _SUCCESS)"),
+        ("unknown_scheme", "cannot be read"),
+        ("viewfs_missing", "no such table directory"),
+        ("viewfs_output_exists", "exists and is not empty; pass --overwrite"),
+    ],
+)  # fmt: skip
+def test_bad_inputs_are_one_line_exit_2(spark, tmp_path, capsys, viewfs, case, message):
+    root, local = viewfs
+    table = month_table(tmp_path / "good", texts_of("one", range(3)))
+    argv = ["--input", str(table), "--output", str(tmp_path / "out")]
+    if case == "missing":
+        argv[1] = str(tmp_path / "nothing")
+    elif case == "staged":
+        (table / "_contentx" / "staging" / "20240509T000000-00000000").mkdir(parents=True)
+    elif case == "uncommitted":
+        (table / "method=combined" / "b20240509T000000-0000dead-part-00000.parquet").write_bytes(b"PAR1")
+    elif case == "damaged":
+        argv[1] = str(damaged_table(tmp_path))
+    elif case == "against_not_corpus":
+        argv += ["--against", str(table)]
+    elif case == "against_unfinished":
+        run(spark, [table], tmp_path / "c1")
+        (tmp_path / "c1" / "_SUCCESS").unlink()
+        argv += ["--against", str(tmp_path / "c1")]
+    elif case == "unknown_scheme":
+        argv[1] = "nosuchfs://bucket/table"
+    elif case == "viewfs_missing":
+        argv[1] = f"{root}/nothing"
+    elif case == "viewfs_output_exists":
+        (local / "out").mkdir()
+        (local / "out" / "x").write_text("x")
+        argv[3] = f"{root}/out"
+    assert cli.main(["corpus", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message.format(tmp=tmp_path) in err and "Traceback" not in err
+
+
+def test_skip_damaged_builds_from_the_rest_and_counts_it(spark, tmp_path):
+    table = damaged_table(tmp_path)
+    report = run(spark, [table], tmp_path / "out", skip_damaged=True)
+    assert report["kept"] == 10 and report["input_rows"] == 10
+    assert [d["path"].rsplit("/", 1)[-1] for d in report["damaged_files"]] == [
+        "b20240502T000000-0000beef-part-00000.parquet"
+    ]
+    assert report["damaged_files"][0]["rows"] is None  # its footer was cut away
+    assert "Damaged input files left out" in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_a_killed_run_leaves_no_finished_corpus_and_a_rerun_gives_the_same(spark, months, tmp_path):
+    _month1, month2 = months
+    reference = run(spark, [month2], tmp_path / "reference")
+    out = tmp_path / "out"
+    env = dict(os.environ)
+    env.pop("SPARK_CONF_DIR", None)
+    cmd = [
+        sys.executable,
+        str(REPO / "jobs" / "build_corpus.py"),
+        "--input",
+        str(month2),
+        "--output",
+        str(out),
+    ]
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while not list(out.glob("_staging/*/pass/_SUCCESS")):  # killed after its first pass
+            assert proc.poll() is None and time.monotonic() < deadline, (
+                "the job ended before it could be killed"
+            )
+            time.sleep(0.2)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert not (out / "_SUCCESS").exists() and not (out / "documents").exists()
+    assert cli.main(["corpus", "--input", str(month2), "--output", str(out)]) == 2  # not finished: refused
+    rerun = run(spark, [month2], out, overwrite=True)
+    assert documents(spark, out) == documents(spark, tmp_path / "reference")
+    assert rerun["kept"] == reference["kept"] and (out / "_SUCCESS").exists()
+    assert not (out / "_staging").exists()
