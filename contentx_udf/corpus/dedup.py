@@ -5,7 +5,7 @@ but counts).
 Every document has a ``doc_id`` (``long``, fixed when the job's first pass is written) and a
 preference key ``pref`` (a struct: smaller is preferred): with ``keep = first`` the earliest
 ``fetch_time``, then the longest text; with ``keep = longest`` the longest text, then the earliest
-fetch; then the input table, WARC file and offset, then ``doc_id``.
+fetch; then the record's location (``input|warc_filename|offset``, as a string), then ``doc_id``.
 
 1. **Seen before** (``--against``): a document whose ``text_hash`` is in an earlier corpus is
    dropped (``seen_before``) with all its copies.
@@ -39,14 +39,13 @@ def preference(keep: str):
     fetched = F.coalesce(F.col("fetch_time"), F.to_timestamp(F.lit(_FAR_FUTURE)))
     shorter = -F.coalesce(F.col("text_length"), F.lit(0))
     first = (fetched, shorter) if keep == "first" else (shorter, fetched)
-    return F.struct(
-        first[0].alias("k1"),
-        first[1].alias("k2"),
-        F.col("_input").alias("k3"),
-        F.coalesce(F.col("warc_filename"), F.lit("")).alias("k4"),
-        F.coalesce(F.col("warc_record_offset"), F.lit(-1)).alias("k5"),
-        F.col("doc_id").alias("k6"),
+    location = F.concat_ws(
+        "|",
+        F.col("_input").cast("string"),
+        F.col("warc_filename"),
+        F.col("warc_record_offset").cast("string"),
     )
+    return F.struct(first[0].alias("k1"), first[1].alias("k2"), location.alias("k3"), F.col("doc_id").alias("k4"))
 
 
 @dataclass(frozen=True)
@@ -70,7 +69,7 @@ def exact_representatives(docs, carry: list[str]):
             F.count("*").alias("n"),
             *(F.min_by(c, "pref").alias(c) for c in carry),
         )
-        .select(F.col("pref")["k6"].alias("doc_id"), "pref", "n", *carry)
+        .select(F.col("pref")["k4"].alias("doc_id"), "pref", "n", *carry)
     )
 
 

@@ -8,8 +8,9 @@ uses it (datatrove ``MinhashDedupSignature``: word 5-grams, 14 bands of 8 hashes
    characters that are neither letters nor digits (RE2 ``[^\\p{L}\\p{N}]+``) — the normalisation the
    corpus job has always used for near dedup.  Each word gets a 64-bit hash: a polynomial over its
    UTF-8 bytes (mod 2^64) finished by MurmurHash3's 64-bit mixer (``fmix64``), computed with numpy
-   over all bytes of the batch at once.  Scripts written without spaces (Chinese, Japanese, Thai)
-   give one "word" per run of letters, so their near copies are found only where whole runs repeat.
+   over all bytes of the batch at once (no regex split, no Python string per word).  Scripts
+   written without spaces (Chinese, Japanese, Thai) give one "word" per run of letters, so their
+   near copies are found only where whole runs repeat.
 2. **Shingles** (:func:`shingle_hashes`): every run of ``shingle_words`` (5) consecutive words of a
    document, hashed from its words' hashes (a different odd multiplier per position, then
    ``fmix64``).  A text of fewer than 5 words has no shingle and no signature: exact dedup covers it.
@@ -45,8 +46,6 @@ SHINGLE_WORDS = 5
 NUM_PERM = 112
 #: Seed of the hash functions (any fixed value; changing it changes every band hash).
 SEED = 20_241_124
-#: What a non-letter, non-digit run is: the word separator (RE2 syntax, as pyarrow compiles it).
-SEPARATOR = r"[^\p{L}\p{N}]+"
 
 _U64 = np.uint64
 _MASK = (1 << 64) - 1
@@ -98,21 +97,70 @@ def _offsets(seed: int, n: int) -> np.ndarray:
     return rng.integers(0, 1 << 63, size=n, dtype=np.uint64) * _U64(2)
 
 
-@lru_cache(maxsize=8)
-def _powers(base: int, n: int) -> np.ndarray:
-    """``base^k mod 2^64`` for k < n (numpy's uint64 products wrap mod 2^64)."""
-    out = np.empty(max(n, 1), dtype=np.uint64)
-    out[0] = 1
-    if n > 1:
-        out[1:] = base
-        np.multiply.accumulate(out, out=out)
-    return out
+_POWERS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def _pow_table(base: int, n: int) -> np.ndarray:
-    """Powers for words up to ``n`` bytes, cached in sizes of powers of two."""
-    size = 1 << max(6, int(n - 1).bit_length())
-    return _powers(base, size)
+def _powers(base: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``base^j`` and ``base^-j`` mod 2^64 for ``j < n`` (``base`` is odd, so it has an inverse
+    mod 2^64); numpy's uint64 products wrap mod 2^64.  Cached per process, grown in powers of two."""
+    have = _POWERS.get(base)
+    if have is None or len(have[0]) < n:
+        size = 1 << max(16, int(n).bit_length())
+        tables = []
+        for factor in (base, pow(base, -1, 1 << 64)):
+            table = np.full(size, factor, dtype=np.uint64)
+            table[0] = 1
+            np.multiply.accumulate(table, out=table)
+            tables.append(table)
+        _POWERS[base] = have = (tables[0], tables[1])
+    return have
+
+
+@lru_cache(maxsize=1)
+def _word_characters() -> np.ndarray:
+    """A table over all code points: is it a letter or a digit?  Built with RE2's ``[\\p{L}\\p{N}]``
+    (pyarrow's regex engine, whose ``[^\\p{L}\\p{N}]+`` split words before), once per process
+    (about 0.2 s)."""
+    points = np.arange(0x110000, dtype=np.int64)
+    points = points[(points < 0xD800) | (points > 0xDFFF)]  # surrogates are not in UTF-8
+    chars = pa.array([chr(c) for c in points.tolist()], type=pa.string())
+    letter_or_digit = pc.match_substring_regex(chars, r"^[\p{L}\p{N}]$").to_numpy(zero_copy_only=False)
+    table = np.zeros(0x110000, dtype=bool)
+    table[points] = letter_or_digit
+    return table
+
+
+def _word_bytes(data: np.ndarray) -> np.ndarray:
+    """For every byte of UTF-8 ``data``: does it belong to a letter or digit?  ASCII by a 256-entry
+    table; the lead byte of each multi-byte character is decoded to its code point and looked up,
+    and its continuation bytes take its answer."""
+    word = _word_characters()[:128][np.minimum(data, 127)] & (data < 128)
+    lead = np.flatnonzero(data >= 0xC0)
+    if len(lead):
+        padded = np.concatenate((data, np.zeros(3, dtype=np.uint8))).astype(np.int64)
+        b0, b1, b2, b3 = (
+            padded[lead],
+            padded[lead + 1] & 0x3F,
+            padded[lead + 2] & 0x3F,
+            padded[lead + 3] & 0x3F,
+        )
+        point = np.where(
+            b0 < 0xE0,
+            ((b0 & 0x1F) << 6) | b1,
+            np.where(
+                b0 < 0xF0,
+                ((b0 & 0x0F) << 12) | (b1 << 6) | b2,
+                ((b0 & 0x07) << 18) | (b1 << 12) | (b2 << 6) | b3,
+            ),
+        )
+        answer = _word_characters()[np.minimum(point, 0x10FFFF)]
+        word[lead] = answer
+        word[lead + 1] = answer
+        three = b0 >= 0xE0
+        word[lead[three] + 2] = answer[three]
+        four = b0 >= 0xF0
+        word[lead[four] + 3] = answer[four]
+    return word
 
 
 @dataclass
@@ -126,38 +174,44 @@ class Words:
 
 def word_hashes(texts: pa.Array | list[str | None], seed: int = SEED) -> Words:
     """Lowercase, split at non-letter/digit runs, hash every word (see the module doc).  Null texts
-    have no words."""
+    have no words.
+
+    All of it is numpy over the batch's UTF-8 bytes: which bytes are letters or digits
+    (:func:`_word_bytes`), where runs of them start and end (never across documents), and each
+    run's polynomial ``sum(byte_j * base^j)`` from one prefix sum over the batch
+    (``(S[end] - S[start]) * base^-start``)."""
     if not isinstance(texts, pa.Array | pa.ChunkedArray):
         texts = pa.array(texts, type=pa.string())
     if isinstance(texts, pa.ChunkedArray):
         texts = texts.combine_chunks()
-    tokens = pc.split_pattern_regex(pc.utf8_lower(texts), pattern=SEPARATOR)
-    list_offsets = np.asarray(tokens.offsets, dtype=np.int64)
-    flat = tokens.values  # every token of every document (empty at leading/trailing separators)
-    if isinstance(flat, pa.LargeStringArray):
-        flat = flat.cast(pa.string()) if len(flat) < (1 << 31) else flat
-    raw_offsets = np.frombuffer(flat.buffers()[1], dtype=np.int32 if flat.type == pa.string() else np.int64)
-    raw_offsets = raw_offsets[flat.offset : flat.offset + len(flat) + 1].astype(np.int64)
-    lengths = np.diff(raw_offsets)
-    nonempty = lengths > 0
-    # per document: how many non-empty tokens (null texts give an empty list at a null slot)
-    kept_before = np.concatenate(([0], np.cumsum(nonempty, dtype=np.int64)))
-    word_offsets = kept_before[list_offsets] - kept_before[list_offsets[0]]  # (a fresh, unsliced list array)
-    starts = raw_offsets[:-1][nonempty]
-    lengths = lengths[nonempty]
-    n_words = len(starts)
-    if n_words == 0:
-        return Words(np.empty(0, dtype=np.uint64), word_offsets)
-    data_buffer = flat.buffers()[2]
-    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.empty(0, np.uint8)
-    base = _odd(seed, 0, 1)
-    # byte j of a word gets base^j, j its place in the word; the words' bytes laid end to end
-    first = np.cumsum(lengths) - lengths  # each word's first place in that concatenation
-    within = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(first, lengths)
-    powers = _pow_table(int(base[0]), int(lengths.max()))
-    terms = data[within + np.repeat(starts, lengths)].astype(np.uint64) * powers[within]
-    poly = np.add.reduceat(terms, first)
-    return Words(fmix64(poly ^ lengths.astype(np.uint64)), word_offsets)
+    lower = pc.utf8_lower(texts)
+    n_docs = len(lower)
+    buffers = lower.buffers()
+    width = np.int64 if lower.type == pa.large_string() else np.int32
+    offsets = np.frombuffer(buffers[1], dtype=width)[lower.offset : lower.offset + n_docs + 1].astype(
+        np.int64
+    )
+    first, last = int(offsets[0]), int(offsets[-1])
+    offsets -= first
+    if last == first or buffers[2] is None:
+        return Words(np.empty(0, dtype=np.uint64), np.zeros(n_docs + 1, dtype=np.int64))
+    data = np.frombuffer(buffers[2], dtype=np.uint8)[first:last]
+    word = _word_bytes(data)
+    before = np.concatenate(([False], word[:-1]))  # the byte before is a word byte
+    after = np.concatenate((word[1:], [False]))  # the byte after is a word byte
+    starts_of_docs = offsets[1:-1]
+    starts_of_docs = starts_of_docs[(starts_of_docs > 0) & (starts_of_docs < len(data))]
+    before[starts_of_docs] = False  # a word never runs from one document into the next
+    after[starts_of_docs - 1] = False
+    starts = np.flatnonzero(word & ~before)
+    ends = np.flatnonzero(word & ~after) + 1
+    per_doc = np.bincount(np.searchsorted(offsets, starts, side="right") - 1, minlength=n_docs)
+    word_offsets = np.concatenate(([0], np.cumsum(per_doc))).astype(np.int64)
+    power, inverse = _powers(int(_odd(seed, 0, 1)[0]), len(data) + 1)
+    prefix = np.zeros(len(data) + 1, dtype=np.uint64)
+    np.cumsum(data.astype(np.uint64) * power[: len(data)], out=prefix[1:])
+    poly = (prefix[ends] - prefix[starts]) * inverse[starts]
+    return Words(fmix64(poly ^ (ends - starts).astype(np.uint64)), word_offsets)
 
 
 @dataclass

@@ -65,3 +65,30 @@ def write_table(directory, method: str, rows: list[dict], batch: str = BATCH) ->
     markers = directory / "_contentx" / "batches"
     markers.mkdir(parents=True, exist_ok=True)
     (markers / f"{batch}.json").write_text(json.dumps({"batch": batch, "files": ["crawl.warc.gz"]}))
+
+
+DATE = "Published on 3 May 2024 by the city desk."
+
+
+def month_table(directory, texts: list[tuple[str, str]], day: int = 1):
+    """An extraction table of ``(url, text)`` documents (method ``combined``)."""
+    rows = [table_row(url, text, day=day, offset=i) for i, (url, text) in enumerate(texts)]
+    write_table(directory, "combined", rows)
+    return directory
+
+
+def texts_of(prefix: str, seeds: range) -> list[tuple[str, str]]:
+    return [(f"https://{prefix}.example/{s}", "\n".join([DATE, *article(s)])) for s in seeds]
+
+
+def two_months(root):
+    """Month 1: 30 articles.  Month 2: 6 exact repeats (other case), 6 near repeats (another date
+    line) of month 1, and 18 new articles.  Returns the two tables' paths."""
+    first = texts_of("one", range(30))
+    second = [(f"https://two.example/copy{i}", text.upper()) for i, (_u, text) in enumerate(first[:6])]
+    second += [
+        (f"https://two.example/near{i}", text.replace(DATE, "Updated on 9 June 2024 at 10:15."))
+        for i, (_u, text) in enumerate(first[6:12])
+    ]
+    second += texts_of("two", range(100, 118))
+    return month_table(root / "month1", first), month_table(root / "month2", second, day=9)

@@ -28,22 +28,11 @@ from contentx_udf import cli
 from contentx_udf.corpus import job as corpus_job
 from contentx_udf.corpus.config import CorpusConfig
 
-from .tables import article, table_row, write_table
+from .tables import article, month_table, table_row, texts_of, two_months, write_table
 
 pytestmark = pytest.mark.spark
 
 REPO = Path(__file__).resolve().parents[2]
-DATE = "Published on 3 May 2024 by the city desk."
-
-
-def month_table(directory: Path, texts: list[tuple[str, str]], day: int = 1) -> Path:
-    rows = [table_row(url, text, day=day, offset=i) for i, (url, text) in enumerate(texts)]
-    write_table(directory, "combined", rows)
-    return directory
-
-
-def texts_of(prefix: str, seeds: range) -> list[tuple[str, str]]:
-    return [(f"https://{prefix}.example/{s}", "\n".join([DATE, *article(s)])) for s in seeds]
 
 
 def run(spark, inputs, output, **kw) -> dict:
@@ -60,17 +49,7 @@ def documents(spark, output) -> list[tuple]:
 
 @pytest.fixture(scope="module")
 def months(tmp_path_factory):
-    """Month 1: 30 articles.  Month 2: 6 exact repeats (other case), 6 near repeats (another date
-    line) of month 1, and 18 new articles."""
-    root = tmp_path_factory.mktemp("months")
-    first = texts_of("one", range(30))
-    second = [(f"https://two.example/copy{i}", text.upper()) for i, (_u, text) in enumerate(first[:6])]
-    second += [
-        (f"https://two.example/near{i}", text.replace(DATE, "Updated on 9 June 2024 at 10:15."))
-        for i, (_u, text) in enumerate(first[6:12])
-    ]
-    second += texts_of("two", range(100, 118))
-    return month_table(root / "month1", first), month_table(root / "month2", second, day=9)
+    return two_months(tmp_path_factory.mktemp("months"))
 
 
 @pytest.fixture()

@@ -59,6 +59,28 @@ def test_words_are_runs_of_letters_and_digits_lowercased():
     assert len(set(mh.word_hashes(["cat cats act tac"]).hashes.tolist())) == 4
 
 
+def reference_word_hashes(texts: list[str | None]) -> list[list[int]]:
+    """The definition with Python integers: per word, fmix64(sum(byte_j * base^j) mod 2^64 ^ bytes)."""
+    base, mask = int(mh._odd(mh.SEED, 0, 1)[0]), (1 << 64) - 1
+    out = []
+    for value in texts:
+        hashes = []
+        for w in reference_words(value or ""):
+            raw = w.encode("utf-8")
+            poly = sum(b * pow(base, j, 1 << 64) for j, b in enumerate(raw)) & mask
+            hashes.append(int(mh.fmix64(np.array([poly ^ len(raw)], dtype=np.uint64))[0]))
+        out.append(hashes)
+    return out
+
+
+def test_word_hashes_follow_their_definition_across_document_boundaries():
+    texts = ["abc", "def", None, "", "ÄÖÜ straße", "x", "𝔘𝔫𝔦 😀 ok", "12,5 ½ Ⅻ", "end."]
+    words = mh.word_hashes(texts)
+    found = [words.hashes[words.offsets[i] : words.offsets[i + 1]].tolist() for i in range(len(texts))]
+    assert found == reference_word_hashes(texts)
+    assert [len(f) for f in found] == [1, 1, 0, 0, 2, 1, 2, 4, 1]  # adjacent documents never merge
+
+
 def test_shingles_stay_inside_a_document():
     texts = ["one two three four", "five six seven eight nine ten", "a b c d e"]
     shingles = mh.shingle_hashes(mh.word_hashes(texts))

@@ -20,6 +20,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 JOB = REPO / "jobs" / "extract_warc.py"
+CORPUS_JOB = REPO / "jobs" / "build_corpus.py"
 SPARK_DEFAULTS = REPO / "conf" / "spark-defaults.conf"
 LOOPBACK = "127.0.0.1"
 
@@ -141,8 +142,10 @@ class StandaloneCluster:
         archives: str | None = None,
         env: dict[str, str] | None = None,
         timeout: float = 300,
+        job: Path = JOB,
     ) -> subprocess.CompletedProcess:
-        """``spark-submit --master spark://... jobs/extract_warc.py ARGS`` (output captured)."""
+        """``spark-submit --master spark://... jobs/extract_warc.py ARGS`` (or another ``job``;
+        output captured)."""
         cmd = [spark_bin("spark-submit"), "--master", self.url, "--properties-file", str(SPARK_DEFAULTS),
                "--conf", f"spark.driver.host={LOOPBACK}", "--conf", f"spark.driver.bindAddress={LOOPBACK}",
                "--conf", "spark.executor.memory=512m"]  # fmt: skip
@@ -150,7 +153,7 @@ class StandaloneCluster:
             cmd += ["--archives", archives]
         for key, value in (conf or {}).items():
             cmd += ["--conf", f"{key}={value}"]
-        cmd += [str(JOB), *args]
+        cmd += [str(job), *args]
         return subprocess.run(
             cmd, env=loopback_env(**(env or {})), capture_output=True, text=True, timeout=timeout, cwd=REPO
         )

@@ -24,13 +24,16 @@ from pathlib import Path
 import pyarrow.dataset as ds
 import pytest
 
+from contentx_udf.corpus import job as corpus_job
+from contentx_udf.corpus.config import CorpusConfig
 from contentx_udf.errors import UserError
 from contentx_udf.spark import job
 from contentx_udf.spark.config import JobConfig
 from contentx_udf.spark.inputs import expand_inputs
 
 from ..conftest import SHARED_WARC, TEST_DATA
-from .cluster import REPO, StandaloneCluster, free_port, run_local
+from ..corpus.tables import two_months
+from .cluster import CORPUS_JOB, REPO, StandaloneCluster, free_port, run_local
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 
@@ -102,6 +105,44 @@ def test_cluster_run_equals_local_run(cluster, local_rows, tmp_path, writer):
     if elapsed > 3:
         console = proc.stdout + proc.stderr
         assert re.search(rf"contentx: files \d+/{len(job_inputs())} done", console), console[-3000:]
+
+
+# --- the corpus job on a Hadoop filesystem other than the local one (viewfs://) --------------
+
+
+def corpus_documents(out: Path) -> list[tuple]:
+    table = ds.dataset(str(out / "documents"), format="parquet").to_table(
+        columns=["url", "text_hash", "duplicate_count", "text"]
+    )
+    return sorted(tuple(r.values()) for r in table.to_pylist())
+
+
+def test_corpus_job_on_viewfs_equals_local_paths(cluster, spark, tmp_path):
+    """Input, output and --against as viewfs:// URIs (Spark's bundled Hadoop client mounts
+    /data on a local directory), the job submitted to the standalone cluster: its documents are
+    those of the same two builds on local paths."""
+    data = tmp_path / "data"
+    data.mkdir()
+    two_months(data)
+    corpus_job.run(CorpusConfig(inputs=[str(data / "month1")], output=str(tmp_path / "l1")), spark)
+    corpus_job.run(
+        CorpusConfig(
+            inputs=[str(data / "month2")], output=str(tmp_path / "l2"), against=[str(tmp_path / "l1")]
+        ),
+        spark,
+    )
+    mount = {"spark.hadoop.fs.viewfs.mounttable.contentx.link./data": data.as_uri()}
+    root = "viewfs://contentx/data"
+    for args in (
+        ["--input", f"{root}/month1", "--output", f"{root}/c1"],
+        ["--input", f"{root}/month2", "--output", f"{root}/c2", "--against", f"{root}/c1"],
+    ):
+        check_run(cluster.submit(args, conf=mount, job=CORPUS_JOB))
+    assert (data / "c2" / "_SUCCESS").exists() and (data / "c2" / "report.md").exists()
+    assert corpus_documents(data / "c1") == corpus_documents(tmp_path / "l1")
+    assert corpus_documents(data / "c2") == corpus_documents(tmp_path / "l2")
+    report = json.loads((data / "c2" / "_report.json").read_text())
+    assert report["output"] == f"{root}/c2" and report["dropped"]["seen_before"] == 12
 
 
 # --- S3 (moto's server on 127.0.0.1) ---------------------------------------------------------
