@@ -1,0 +1,53 @@
+"""The README's "Building a corpus" stays true: its option table lists exactly the corpus job's
+flags, its detection curve is the banding formula's, and the bands it names for each threshold are
+the ones the job chooses."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from contentx_udf.corpus import minhash as mh
+from contentx_udf.corpus.config import FN_WEIGHT, FP_WEIGHT, build_parser
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def section() -> str:
+    text = README.read_text(encoding="utf-8")
+    start = text.index("## Building a corpus")
+    return text[start : text.index("\n## ", start + 1)]
+
+
+def test_option_table_lists_every_flag_of_the_job():
+    rows = [line for line in section().splitlines() if line.startswith("| `--")]
+    documented = {flag for row in rows for flag in re.findall(r"--[a-z][a-z-]*", row.split("|")[1])}
+    parser_flags = {
+        flag for action in build_parser()._actions for flag in action.option_strings if flag.startswith("--")
+    } - {"--help"}
+    assert documented == parser_flags
+
+
+def test_detection_curve_is_the_banding_formula():
+    lines = section().splitlines()
+    header = next(line for line in lines if line.startswith("   | Jaccard similarity of a pair"))
+    similarities = [float(x) for x in header.split("|")[2:-1]]
+    rows = [line for line in lines if line.strip().startswith("| caught, ")]
+    assert len(rows) == 3
+    for row in rows:
+        bands, rows_per_band = map(int, re.search(r"caught, (\d+) x (\d+)", row).groups())
+        values = [x.strip() for x in row.split("|")[2:-1]]
+        expected = [f"{mh.candidate_probability(s, bands, rows_per_band):.3f}" for s in similarities]
+        assert values == expected, row
+
+
+@pytest.mark.parametrize(
+    "threshold, bands, rows", [(0.8, 12, 9), (0.7, 18, 6), (0.75, 16, 7), (0.85, 10, 11), (0.9, 8, 14)]
+)
+def test_bands_named_for_each_threshold_are_the_chosen_ones(threshold, bands, rows):
+    text = " ".join(section().split())
+    named = f"{bands} bands of {rows} rows" if threshold == 0.8 else f"{threshold}: {bands} x {rows}"
+    assert named in text
+    assert mh.optimal_bands(threshold, mh.NUM_PERM, FP_WEIGHT, FN_WEIGHT) == (bands, rows)
