@@ -138,8 +138,9 @@ def synthetic_documents(n: int, lines: list[str], seed: int = 0):
         yield f"https://site{rng.randrange(5000)}.example/page/{i}", text, kind
 
 
-def write_table(n: int, lines: list[str], table: Path, jsonl: Path | None) -> int:
-    """Write the extraction table (and the JSONL for datatrove); returns the number of originals."""
+def write_rows(table: Path, docs, day: int = 1, jsonl: Path | None = None) -> None:
+    """An extraction table (method ``combined``, files of 50,000 rows, a commit marker) of the
+    ``(url, text)`` pairs ``docs``; the same documents as JSONL files in ``jsonl`` for datatrove."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -152,8 +153,8 @@ def write_table(n: int, lines: list[str], table: Path, jsonl: Path | None) -> in
     part_dir.mkdir(parents=True)
     if jsonl is not None:
         jsonl.mkdir(parents=True)
-    start = datetime(2024, 6, 1, tzinfo=UTC)
-    originals, rows, files = 0, [], 0
+    start = datetime(2024, 6, day, tzinfo=UTC)
+    rows, files = [], 0
 
     def flush() -> None:
         nonlocal rows, files
@@ -172,8 +173,7 @@ def write_table(n: int, lines: list[str], table: Path, jsonl: Path | None) -> in
         files += 1
         rows = []
 
-    for i, (url, text, kind) in enumerate(synthetic_documents(n, lines)):
-        originals += kind == "original"
+    for i, (url, text) in enumerate(docs):
         rows.append(
             {
                 "url": url,
@@ -199,6 +199,19 @@ def write_table(n: int, lines: list[str], table: Path, jsonl: Path | None) -> in
     markers = table / "_contentx" / "batches"
     markers.mkdir(parents=True)
     (markers / f"{BATCH}.json").write_text(json.dumps({"batch": BATCH, "files": ["synthetic"]}))
+
+
+def write_table(n: int, lines: list[str], table: Path, jsonl: Path | None) -> int:
+    """Write the synthetic table (and the JSONL for datatrove); returns the number of originals."""
+    originals = 0
+
+    def docs():
+        nonlocal originals
+        for url, text, kind in synthetic_documents(n, lines):
+            originals += kind == "original"
+            yield url, text
+
+    write_rows(table, docs(), jsonl=jsonl)
     return originals
 
 

@@ -45,7 +45,9 @@ def preference(keep: str):
         F.col("warc_filename"),
         F.col("warc_record_offset").cast("string"),
     )
-    return F.struct(first[0].alias("k1"), first[1].alias("k2"), location.alias("k3"), F.col("doc_id").alias("k4"))
+    return F.struct(
+        first[0].alias("k1"), first[1].alias("k2"), location.alias("k3"), F.col("doc_id").alias("k4")
+    )
 
 
 @dataclass(frozen=True)

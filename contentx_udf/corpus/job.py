@@ -40,7 +40,7 @@ from .dedup import NearSettings, decide, preference
 from .filters import FILTERS, with_drop_reason
 from .per_document import RESULT_DDL, PassSettings, document_batch
 from .report import LENGTH_BINS, length_bin_labels, summary_lines, write_report
-from .tables import CORPUS_FORMAT, SUCCESS, methods_in, read_against, read_tables
+from .tables import CORPUS_FORMAT, SUCCESS, methods_in, open_store, read_against, read_tables
 
 #: Columns of the kept-documents table (``bands``: the MinHash band hashes a later build compares
 #: against, null for texts shorter than a shingle or when near dedup is off).
@@ -68,8 +68,13 @@ STAGING = "_staging"
 CORPUS_ENTRIES = ("documents", "_report.json", "report.md", "plots", SUCCESS)
 
 
-def prepare_output(store: OutputStore, config: CorpusConfig) -> None:
-    """Refuse an existing output without ``--overwrite``; remove what killed runs left staged."""
+def prepare_output(spark, config: CorpusConfig) -> OutputStore:
+    """The output's store.  Refuses an output that is an input or an earlier corpus, or that exists
+    without ``--overwrite``; removes what killed runs left staged."""
+    store = open_store(spark, config.output, "--output", "written")
+    for path in [*config.inputs, *config.against]:
+        if open_store(spark, path, "--input" if path in config.inputs else "--against").uri() == store.uri():
+            raise UserError(f"--output {config.output} is also an input; write the corpus elsewhere")
     if store.is_file():
         raise UserError(f"--output {config.output} is a file")
     entries = store.list()
@@ -77,6 +82,7 @@ def prepare_output(store: OutputStore, config: CorpusConfig) -> None:
         raise UserError(f"--output {config.output} exists and is not empty; pass --overwrite to replace it")
     if STAGING in entries:
         store.delete(STAGING)  # a killed run's staging (the old corpus itself stays until commit)
+    return store
 
 
 def _length_bin():
@@ -171,8 +177,7 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
 
     started = time.perf_counter()
     say = _progress(started) if progress else (lambda stage: None)
-    store = OutputStore(spark, config.output)
-    prepare_output(store, config)
+    store = prepare_output(spark, config)
     inputs = read_tables(spark, config.inputs, config.method, config.skip_damaged)
     if inputs.df is None:
         present = methods_in(spark, config.inputs)

@@ -73,11 +73,22 @@ def _describe(error: BaseException) -> str:
     return (text[0] if text else type(error).__name__)[:200]
 
 
-def _store(spark, path: str, what: str, noun: str) -> OutputStore:
+def open_store(spark, path: str, what: str, verb: str = "read") -> OutputStore:
+    """A store on ``path``'s filesystem; UserError when it cannot be reached (a bad URI, a scheme
+    without a connector, denied access, a missing bucket)."""
     try:
         store = OutputStore(spark, path)
+        store.exists()
+        return store
+    except Exception as exc:
+        raise UserError(f"{what} {path}: cannot be {verb} ({_describe(exc)})") from None
+
+
+def _store(spark, path: str, what: str, noun: str) -> OutputStore:
+    store = open_store(spark, path, what)
+    try:
         exists = store.exists()
-    except Exception as exc:  # a bad URI, an unknown scheme, denied access, a missing bucket
+    except Exception as exc:
         raise UserError(f"{what} {path}: cannot be read ({_describe(exc)})") from None
     if not exists:
         raise UserError(f"{what} {path}: no such {noun} directory")

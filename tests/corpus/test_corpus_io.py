@@ -148,6 +148,8 @@ def damaged_table(tmp_path: Path) -> Path:
         ("unknown_scheme", "cannot be read"),
         ("viewfs_missing", "no such table directory"),
         ("viewfs_output_exists", "exists and is not empty; pass --overwrite"),
+        ("output_is_input", "is also an input"),
+        ("output_unknown_scheme", "--output nosuchfs://bucket/out: cannot be written"),
     ],
 )  # fmt: skip
 def test_bad_inputs_are_one_line_exit_2(spark, tmp_path, capsys, viewfs, case, message):
@@ -176,6 +178,10 @@ def test_bad_inputs_are_one_line_exit_2(spark, tmp_path, capsys, viewfs, case, m
         (local / "out").mkdir()
         (local / "out" / "x").write_text("x")
         argv[3] = f"{root}/out"
+    elif case == "output_is_input":
+        argv[3] = str(table) + "/"
+    elif case == "output_unknown_scheme":
+        argv[3] = "nosuchfs://bucket/out"
     assert cli.main(["corpus", *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and message.format(tmp=tmp_path) in err and "Traceback" not in err
