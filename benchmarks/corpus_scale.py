@@ -4,7 +4,8 @@
 
 1. **Lines of real pages.** The WCXB development pages (``../shared/data/wcxb-dev``) are written
    into a WARC and run through the extraction job (``combined``); the lines of its ``ok`` texts
-   (English pages) are the material (cached in ``WORK/lines.json``).
+   (English pages), paragraphs cut into pieces of at most 40 words, are the material (cached in
+   ``WORK/lines-v2.json``).
 2. **A table with a known answer**, for each ``--docs N``: 80 % originals, each 20-50 lines drawn
    at random from the pool, some with recurring boilerplate lines (a cookie notice, a newsletter
    line, a footer); 10 % exact copies of an original with other case and spacing; 10 % near copies
@@ -79,9 +80,23 @@ def wcxb_warc(path: Path) -> int:
     return pages
 
 
+#: A line of the pool has at most this many words: longer paragraphs are cut into pieces, so no
+#: single line makes up most of a document (two originals sharing one 2,000-word paragraph would
+#: be near duplicates, not the distinct documents the known answer counts them as).
+MAX_LINE_WORDS = 40
+
+
+def pieces(line: str) -> list[str]:
+    """A line of 3 words or more, cut into pieces of at most :data:`MAX_LINE_WORDS` words."""
+    words = line.split()
+    if len(words) < 3:
+        return []
+    return [" ".join(words[i : i + MAX_LINE_WORDS]) for i in range(0, len(words), MAX_LINE_WORDS)]
+
+
 def line_pool(work: Path) -> list[str]:
-    """Lines (of 3 words or more) of the English ``ok`` texts of the WCXB dev pages, via the job."""
-    cache = work / "lines.json"
+    """Lines of the English ``ok`` texts of the WCXB dev pages (via the job), cut by :func:`pieces`."""
+    cache = work / "lines-v2.json"
     if cache.exists():
         return json.loads(cache.read_text())
     from contentx_udf.spark import job as extract_job
@@ -92,10 +107,12 @@ def line_pool(work: Path) -> list[str]:
     pages = wcxb_warc(warc)
     spark = spark_session("contentx-scale-lines")
     table = work / "wcxb-table"
-    extract_job.run(JobConfig(inputs=[str(warc)], output=str(table), progress_seconds=0), spark=spark)
+    extract_job.run(
+        JobConfig(inputs=[str(warc)], output=str(table), progress_seconds=0, overwrite=True), spark=spark
+    )
     rows = spark.read.parquet(str(table)).where("status = 'ok' and language = 'en'").select("text").collect()
     spark.stop()
-    lines = sorted({ln.strip() for r in rows for ln in r["text"].split("\n") if len(ln.split()) >= 3})
+    lines = sorted({piece for r in rows for ln in r["text"].split("\n") for piece in pieces(ln)})
     print(
         f"line pool: {pages} WCXB dev pages through the job, {len(rows)} English ok texts, {len(lines)} lines"
     )
