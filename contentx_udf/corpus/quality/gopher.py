@@ -52,12 +52,14 @@ def _mix(x: np.ndarray) -> np.ndarray:
 
 
 class _NGrams:
-    """The word n-grams of some texts, hashed, at the positions that can still matter.
+    """The word n-grams of some texts at the positions that can still matter, each with a 64-bit
+    identity (equal n-grams, equal identities).
 
     ``pos`` are word positions in the flat word arrays of the texts (a text's words are
-    contiguous) whose n-gram lies inside the text; ``hash`` their n-gram hashes.  :meth:`advance`
-    goes from n to n + 1; :meth:`keep_repeated` keeps the positions whose n-gram occurs twice or
-    more in its text, the only ones where a longer n-gram can repeat."""
+    contiguous) whose n-gram lies inside the text.  :meth:`runs` sorts them into groups of equal
+    n-grams; :meth:`keep_repeated` keeps the groups of two or more, the only places where a longer
+    n-gram can repeat; :meth:`advance` goes from n to n + 1 (an (n+1)-gram is an n-gram and the
+    next word, so its identity is computed from the n-gram's, in any order of positions)."""
 
     def __init__(
         self, word_hash: np.ndarray, word_doc: np.ndarray, remaining: np.ndarray, cum_len: np.ndarray
@@ -65,45 +67,44 @@ class _NGrams:
         self.word_hash, self.word_doc, self.remaining, self.cum_len = word_hash, word_doc, remaining, cum_len
         self.n = 1
         self.pos = np.arange(len(word_hash), dtype=np.int64)
-        self.hash = word_hash
+        self.ident = word_hash
         self.bits = max(1, int(len(word_hash)).bit_length())
         self.mask = np.uint64((1 << self.bits) - 1)
-        self._marks = np.zeros(len(word_hash), bool)
 
     def advance(self) -> None:
         """From n-grams to (n+1)-grams (positions whose text has n+1 words from there)."""
         fits = self.remaining[self.pos] > self.n
         pos = self.pos[fits]
-        self.hash = self.hash[fits] * np.uint64(0x100000001B3) + self.word_hash[pos + self.n]
-        self.pos = pos
+        ident = self.ident[fits]
+        ident *= np.uint64(0x9E3779B97F4A7C15)
+        ident += self.word_hash[pos + self.n]
+        self.pos, self.ident = pos, ident
         self.n += 1
 
-    def runs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Groups of equal n-grams of a text: ``(positions, group start flags, group of each)``,
-        sorted by group; within a group positions ascend (the first is the first occurrence)."""
-        keys = (self.hash & ~self.mask) | self.pos.astype(np.uint64)
+    def runs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Sort the positions into groups of equal n-grams of a text; within a group positions
+        ascend (the first is the first occurrence).  Returns ``(group start flags, group of
+        each)``; ``pos`` is left in that order."""
+        keys = self.ident & ~self.mask
+        keys |= self.pos.view(np.uint64)
         keys.sort()
-        pos = (keys & self.mask).astype(np.int64)
-        group = keys >> np.uint64(self.bits)
+        self.pos = (keys & self.mask).view(np.int64)
+        self.ident = keys >> np.uint64(self.bits)
         start = np.empty(len(keys), bool)
         start[:1] = True
-        np.not_equal(group[1:], group[:-1], out=start[1:])
+        np.not_equal(self.ident[1:], self.ident[:-1], out=start[1:])
         # an n-gram shared by two texts: split its group where the text changes
         same = np.flatnonzero(~start[1:])
-        other_text = self.word_doc[pos[same]] != self.word_doc[pos[same + 1]]
+        other_text = self.word_doc[self.pos[same]] != self.word_doc[self.pos[same + 1]]
         start[same[other_text] + 1] = True
-        return pos, start, np.cumsum(start) - 1
+        return start, np.cumsum(start) - 1
 
-    def keep_repeated(self, pos: np.ndarray, group: np.ndarray, alive: np.ndarray) -> None:
+    def keep_repeated(self, group: np.ndarray, alive: np.ndarray) -> None:
         """Keep the positions of n-grams that occur twice or more in a text still alive."""
-        size = np.bincount(group)
-        repeated = pos[size[group] >= 2]
-        self._marks[repeated] = True
-        selected = self._marks[self.pos]
-        self._marks[repeated] = False
+        selected = np.bincount(group)[group] >= 2
         pos = self.pos[selected]
-        selected[selected] = alive[self.word_doc[pos]]
-        self.pos, self.hash = self.pos[selected], self.hash[selected]
+        keep = alive[self.word_doc[pos]]
+        self.pos, self.ident = pos[keep], self.ident[selected][keep]
 
     def chars(self, pos: np.ndarray, n: int | None = None) -> np.ndarray:
         """Characters of the n words from each position (no spaces)."""
@@ -194,19 +195,19 @@ class GopherRepetition:
         grams = _NGrams(_mix(word_ids), word_doc, remaining, np.concatenate(([0], np.cumsum(lengths))))
         for n, frac in top:
             grams.advance()
-            pos, start, group = grams.runs()
+            start, group = grams.runs()
             if frac is not None:
-                top_chars = _top_chars(grams, pos, start, group, doc_start, doc_end, batch.n)
+                top_chars = _top_chars(grams, start, group, doc_start, doc_end, batch.n)
                 v.fail(f"top_{n}_gram_frac", ratio(top_chars, text_len) > frac)
-            grams.keep_repeated(pos, group, v.alive)
+            grams.keep_repeated(group, v.alive)
         for n, frac in dup:
             while grams.n < n:
                 grams.advance()
-            pos, start, group = grams.runs()
+            start, group = grams.runs()
             if frac is not None:
-                repeated = _greedy_repeated_chars(grams, pos, start, group, text_len, frac, v.alive, batch.n)
+                repeated = _greedy_repeated_chars(grams, start, group, text_len, frac, v.alive, batch.n)
                 v.fail(f"dup_{n}_gram_frac", ratio(repeated, text_len) > frac)
-            grams.keep_repeated(pos, group, v.alive)
+            grams.keep_repeated(group, v.alive)
             if len(grams.pos) == 0:
                 break
 
@@ -218,13 +219,13 @@ def _value_by_id(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
     return out
 
 
-def _top_chars(grams: _NGrams, pos, start, group, doc_start, doc_end, n_docs) -> np.ndarray:
+def _top_chars(grams: _NGrams, start, group, doc_start, doc_end, n_docs) -> np.ndarray:
     """Per text: characters of its most frequent n-gram (words joined by spaces) times its
     count; ties go to the n-gram seen first (``Counter.most_common``); a text without a repeated
     n-gram scores its first n-gram once; a text with fewer than n words scores 0."""
     n, bits, mask = grams.n, grams.bits, int(grams.mask)
     size = np.bincount(group)
-    first = pos[start]
+    first = grams.pos[start]
     repeated = size >= 2
     first, size = first[repeated], size[repeated]
     score = (size.astype(np.int64) << bits) | (mask - first)
@@ -239,16 +240,15 @@ def _top_chars(grams: _NGrams, pos, start, group, doc_start, doc_end, n_docs) ->
     return out
 
 
-def _greedy_repeated_chars(grams: _NGrams, pos, start, group, text_len, frac, alive, n_docs) -> np.ndarray:
+def _greedy_repeated_chars(grams: _NGrams, start, group, text_len, frac, alive, n_docs) -> np.ndarray:
     """Per text: characters of repeated n-grams counted as datatrove's ``find_all_duplicate``
     does (scan from the start; a repeat counts its characters and skips its n words).
 
     The union of all repeats' words bounds it from above and settles almost every text at no
     cost; only texts above the threshold by that bound are scanned exactly, over their repeated
     n-grams only (one Python step per repeated occurrence, never per word)."""
-    n = grams.n
-    repeat = ~start
-    rep_pos = np.sort(pos[repeat])
+    n, pos = grams.n, grams.pos
+    rep_pos = np.sort(pos[~start])
     out = np.zeros(n_docs)
     if len(rep_pos) == 0:
         return out
@@ -331,8 +331,8 @@ class GopherQuality:
         spaced = ~batch.no_space
         n_words = batch.word_counts.astype(float)
         real = ~words.is_symbol
-        n_real = batch.per_text(real.astype(float))
-        real_chars = batch.per_text(np.where(real, words.lengths, 0).astype(float))
+        n_real = batch.per_text(real)
+        real_chars = batch.per_text(np.where(real, words.lengths, 0))
         mean_length = ratio(real_chars, n_real)
         if s.min_words is not None:
             v.fail("min_words", spaced & (n_real < s.min_words))
@@ -350,7 +350,7 @@ class GopherQuality:
         if s.max_bullet_lines_ratio is not None or s.max_ellipsis_lines_ratio is not None:
             self._line_rules(batch, v)
         if s.min_alpha_words_ratio is not None:
-            alpha = batch.per_text(words.has_letter.astype(float))
+            alpha = batch.per_text(words.has_letter)
             v.fail("min_alpha_words_ratio", spaced & (ratio(alpha, n_words) < s.min_alpha_words_ratio))
         if s.min_stop_words is not None:
             v.fail("min_stop_words", spaced & self._too_few_stop_words(batch))

@@ -158,8 +158,9 @@ class TextBatch:
         return np.repeat(np.arange(self.n), self.word_counts)
 
     def per_text(self, word_values: np.ndarray) -> np.ndarray:
-        """Per text: the sum of a per-word quantity."""
-        return np.bincount(self.word_doc, weights=word_values, minlength=self.n)
+        """Per text: the sum of a per-word quantity (a text's words are contiguous)."""
+        total = np.concatenate(([0], np.cumsum(word_values, dtype=np.int64)))
+        return total[self.word_offsets[1:]] - total[self.word_offsets[:-1]]
 
     def words_of(self, docs: np.ndarray) -> np.ndarray:
         """The positions (in the flat word arrays) of the words of the texts ``docs``, in order."""

@@ -38,9 +38,11 @@ FineWeb-2 does (it would need a segmenter per language).
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 
 import numpy as np
 import pyarrow as pa
@@ -102,31 +104,65 @@ _SPLIT_SUFFIX = (r"(?s)(\.\.+|['’][sS]|.)", r"\1 ")
 #: Emoticons that spaCy keeps whole although they are made of prefix/suffix characters.
 _EMOTICONS = ("):", ":)", "8)", ":(", "(:", ":]", "[:", ":*", "=)", "(=", ";)", "(;", "''", "’’")
 
-#: spaCy's URL_MATCH (spacy/lang/tokenizer_exceptions.py) without its private-IP exclusions and
-#: length bounds (RE2 compiles ``{0,62}`` into a program too slow to build on every call).
-_HOST_CHAR = r"A-Za-z0-9\x{a1}-\x{ffff}"
-_URL = (
-    r"^(?:[\w+.\-]{2,}://)?(?:\S+(?::\S*)?@)?"
-    r"(?:(?:(?:[" + _HOST_CHAR + r"][" + _HOST_CHAR + r"_\-]*)?[" + _HOST_CHAR + r"]\.)+"
-    r"[\p{Ll}\p{Lo}]{2,})(?::\d{2,5})?(?:[/?#]\S*)?$"
-)
 
-# Infixes (spacy/lang/en/punctuation.py), as (pattern, replacement) passes with the context
-# captured instead of looked around (RE2 has no lookaround); each pass runs twice so that
-# overlapping contexts (a-b-c) are all split.
-_HYPHENS = r"---|--|——|-|–|—|~"
-_INFIX_PASSES = (
-    (r"(\.\.+|…|\p{So})", r" \1 "),
-    (
-        r"([0-9])([+\-*^])([0-9\-])"
-        r"|([\p{Ll}\p{Lo}" + _re2_class(_QUOTES) + r"])(\.)([\p{Lu}\p{Lo}" + _re2_class(_QUOTES) + r"])",
-        r"\1\4 \2\5 \3\6",
-    ),
-    (
-        r"(\pL)(,)(\pL)|([\pL0-9])(" + _HYPHENS + r"|[:<>=/])(\pL)",
-        r"\1\4 \2\5 \3\6",
-    ),
-)
+#: spaCy's English infixes (spacy/lang/en/punctuation.py) and URL_MATCH
+#: (spacy/lang/tokenizer_exceptions.py), MIT licence, in Python ``re`` (they need lookarounds,
+#: which RE2 lacks); run on the few chunks whose core can hold one (:func:`_split_infixes`).
+@cache
+def _python_patterns() -> tuple[re.Pattern, re.Pattern]:
+    """``(infix, url)``, built on first use.  The letter classes hold the Basic Multilingual
+    Plane only: Python ``re`` tests larger classes range by range, which is slow."""
+    lower, upper = _letter_classes()
+    letter = r"^\W\d_"
+    quotes = re.escape(_QUOTES)
+    # every branch starts with the infix itself (its context is looked behind and ahead), so
+    # that re skips quickly to the few positions where one can be
+    alnum = rf"(?:[{letter}]|[0-9])"
+    infix = re.compile(
+        r"\.\.+|…"
+        r"|[+\-*^](?<=[0-9][+\-*^])(?=[0-9-])"
+        rf"|\.(?<=[{lower}{quotes}]\.)(?=[{upper}{quotes}])"
+        rf"|,(?<=[{letter}],)(?=[{letter}])"
+        rf"|[-–—~](?<={alnum}[-–—~])(?=[{letter}])"
+        rf"|(?:--|——)(?<={alnum}(?:--|——))(?=[{letter}])"
+        rf"|---(?<={alnum}---)(?=[{letter}])"
+        rf"|[:<>=/](?<={alnum}[:<>=/])(?=[{letter}])"
+    )
+    url = re.compile(
+        r"^(?:(?:[\w\+\-\.]{2,})://)?(?:\S+(?::\S*)?@)?(?:"
+        r"(?!(?:10|127)(?:\.\d{1,3}){3})(?!(?:169\.254|192\.168)(?:\.\d{1,3}){2})"
+        r"(?!172\.(?:1[6-9]|2\d|3[0-1])(?:\.\d{1,3}){2})"
+        r"(?:[1-9]\d?|1\d\d|2[01]\d|22[0-3])(?:\.(?:1?\d{1,2}|2[0-4]\d|25[0-5])){2}"
+        r"(?:\.(?:[1-9]\d?|1\d\d|2[0-4]\d|25[0-4]))"
+        r"|(?:(?:[A-Za-z0-9\u00a1-\uffff][A-Za-z0-9\u00a1-\uffff_-]{0,62})?[A-Za-z0-9\u00a1-\uffff]\.)+"
+        rf"(?:[{lower}]{{2,63}}))(?::\d{{2,5}})?(?:[/?#]\S*)?$"
+    )
+    return infix, url
+
+
+def _letter_classes() -> tuple[str, str]:
+    """Python ``re`` class bodies of the lower-case and of the upper-case letters of the Basic
+    Multilingual Plane, each with the letters without case (spaCy's ALPHA_LOWER, ALPHA_UPPER)."""
+    lower, upper = [], []
+    for code in range(0x10000):
+        category = unicodedata.category(chr(code))
+        if category in ("Ll", "Lo"):
+            lower.append(code)
+        if category in ("Lu", "Lo"):
+            upper.append(code)
+    return _ranges(lower), _ranges(upper)
+
+
+def _ranges(codes: list[int]) -> str:
+    parts, start = [], None
+    for i, code in enumerate(codes):
+        if start is None:
+            start = code
+        if i + 1 == len(codes) or codes[i + 1] != code + 1:
+            parts.append(re.escape(chr(start)) + ("" if start == code else "-" + re.escape(chr(code))))
+            start = None
+    return "".join(parts)
+
 
 #: One-word abbreviations ending in a period (spaCy's English tokenizer exceptions).
 ABBREVIATIONS = frozenset(
@@ -184,6 +220,11 @@ _CONTRACTION_WORDS = pa.array(list(_CONTRACTION_TABLE.values()), pa.large_string
 #: Words the infix rules leave whole (spaCy's exceptions): the abbreviations and ``and/or``.
 _WHOLE_WORDS = pa.array(sorted(ABBREVIATIONS | {"and/or"}), pa.large_string())
 _ABBREVIATIONS_ARRAY = pa.array(sorted(ABBREVIATIONS), pa.large_string())
+#: Chunks that always take the full rules (spaCy's exceptions: contractions, abbreviations,
+#: emoticons).
+_SPECIAL_CHUNKS = pa.array(
+    sorted(set(_CONTRACTION_TABLE) | ABBREVIATIONS | {"and/or"} | set(_EMOTICONS)), pa.large_string()
+)
 _UNIT_SUFFIX = (
     r"^(.*[0-9])("
     + "|".join(sorted((u.replace("/", r"/") for u in _UNITS), key=len, reverse=True))
@@ -227,10 +268,25 @@ def no_space_script(texts: pa.Array, languages: pa.Array | None = None) -> np.nd
 
 #: A chunk that is one word followed by one ASCII mark that always comes off (``word,`` ``2025:``),
 #: or a lower-case word or a number followed by a period (``word.``, ``3.``; not an abbreviation).
-_WORD_AND_MARK = r"^(?:\pL+|[0-9]+)[,;:!?)\]}\"']$|^(?:\pL*\p{Ll}|[0-9]+)\.$"
+#: Marks that come off the end of a word one by one when nothing else needs a rule.
+_FINAL_MARKS = pa.array(list(",;:!?)]}\"'"), pa.large_string())
+#: Brackets and quotes that open / close a wrapped word (``(word)``, ``"word",``).
+_OPENING = "([{\"“‘'«"
+_CLOSING = ")]}\"”’'»,;:!?"
+_WRAPPED_EMOTICON = r"\):|''|’’|^\(8\)|\(:|\(=|\(;|\[:|:\]|;\)|=\)|:\)|:\(|:\*"
+_DASHES = "-–—~"
 _PREFIX_START = r"^(?:\.\.|US\$|C\$|A\$|[" + _SINGLE_PREFIX + r"]|\p{So})"
 _SUFFIX_END = r"(?:[" + _SINGLE_SUFFIX + r"]|\p{So}|['’][sS])$"
-_INFIX_CANDIDATE = r"[.,:<>=/+\-*^~–—…\p{So}]"
+#: A core that holds an infix (RE2, no captures: a cheap test before the Python rules), and
+#: symbols (category So: ©, °, emoji), each a word of its own.
+_INFIX = (
+    r"\.\.+|…|[0-9][+\-*^][0-9\-]|[\p{Ll}\p{Lo}"
+    + _re2_class(_QUOTES)
+    + r"]\.[\p{Lu}\p{Lo}"
+    + _re2_class(_QUOTES)
+    + r"]|\pL,\pL|[\pL0-9](?:---|--|——|-|–|—|~)\pL|[\pL0-9][:<>=/]\pL"
+)
+_SYMBOL_SPLIT = (r"(\p{So})", r" \1 ")
 _EMOTICON_CANDIDATE = r" [):(\[\]*=;'’8] [):(\[\]*=;'’] "
 
 
@@ -294,11 +350,10 @@ def _by_kind(strings: pa.Array, kinds: list[tuple[np.ndarray, Callable[[pa.Array
 
 
 def _split_pieces(pieces: pa.Array) -> _Split:
-    """Distinct space-separated pieces: letters only or digits only is one word (the bulk);
-    the rest is cut at its other whitespace and each chunk split by the rules."""
-    single = _mask(pc.or_(pc.utf8_is_alpha(pieces), pc.utf8_is_decimal(pieces)))
-    single &= ~_mask(pc.is_in(pieces, value_set=_CONTRACTION_KEYS))
-    return _by_kind(pieces, [(single, _whole), (~single, _split_spaced)])
+    """Distinct space-separated pieces; the few holding other whitespace (a tab, a no-break
+    space) are cut there first."""
+    spaced = _matches(pieces, WHITESPACE)
+    return _by_kind(pieces, [(~spaced, _split_chunks), (spaced, _split_spaced)])
 
 
 def _split_spaced(pieces: pa.Array) -> _Split:
@@ -308,17 +363,100 @@ def _split_spaced(pieces: pa.Array) -> _Split:
 
 
 def _split_chunks(chunks: pa.Array) -> _Split:
-    """Distinct chunks (no whitespace): one word, a word and its final mark, or the full rules."""
-    single = _mask(pc.or_(pc.utf8_is_alpha(chunks), pc.utf8_is_decimal(chunks)))
-    single &= ~_mask(pc.is_in(chunks, value_set=_CONTRACTION_KEYS))
-    mark = ~single & _matches(chunks, _WORD_AND_MARK)
-    mark &= ~_mask(pc.is_in(chunks, value_set=_ABBREVIATIONS_ARRAY))
-    if mark.any():  # "dont," and "Wed." still need the contraction rule
-        mark[mark] = ~_mask(
-            pc.is_in(cut_bytes(chunks.filter(pa.array(mark)), 0, 1), value_set=_CONTRACTION_KEYS)
-        )
-    rules = ~(single | mark)
-    return _by_kind(chunks, [(single, _whole), (mark, _split_last_byte), (rules, _split_by_rules)])
+    """Distinct chunks (no whitespace), by shape: one word (letters or digits: the bulk), a word
+    and one final mark, a hyphenated word, a word in brackets or quotes, or the full rules.  The
+    shapes are read with string kernels, not regexes: a regex is compiled again on every call."""
+    single = _letters_or_digits(chunks)
+    special = _mask(pc.is_in(chunks, value_set=_SPECIAL_CHUNKS))
+    single &= ~special
+    rest = ~single & ~special
+    mark = rest & _word_and_mark(chunks)
+    rest &= ~mark
+    hyphenated = rest & _hyphenated(chunks)
+    rest &= ~hyphenated
+    wrapped = rest & _wrapped(chunks)
+    rules = rest & ~wrapped | special
+    return _by_kind(
+        chunks,
+        [
+            (single, _whole),
+            (mark, _split_last_byte),
+            (hyphenated, _split_hyphenated),
+            (wrapped, _split_wrapped),
+            (rules, _split_by_rules),
+        ],
+    )
+
+
+def _letters_or_digits(strings: pa.Array) -> np.ndarray:
+    return _mask(pc.or_(pc.utf8_is_alpha(strings), pc.utf8_is_decimal(strings)))
+
+
+def _word_and_mark(chunks: pa.Array) -> np.ndarray:
+    """``word,`` ``2025:`` (a word and one final mark) or ``word.`` ``3.`` (a lower-case word or a
+    number and a period, not an abbreviation); not a contraction (``dont,``)."""
+    last = pc.utf8_slice_codeunits(chunks, -1)
+    body = pc.utf8_slice_codeunits(chunks, 0, -1)
+    plain = _letters_or_digits(body) & ~_mask(pc.is_in(body, value_set=_CONTRACTION_KEYS))
+    marked = _mask(pc.is_in(last, value_set=_FINAL_MARKS))
+    period = _mask(pc.equal(last, "."))
+    lower_end = _mask(pc.utf8_is_lower(pc.utf8_slice_codeunits(body, -1)))
+    period &= (lower_end | _mask(pc.utf8_is_decimal(body))) & ~_mask(
+        pc.is_in(chunks, value_set=_ABBREVIATIONS_ARRAY)
+    )
+    return plain & (marked | period)
+
+
+def _hyphenated(chunks: pa.Array) -> np.ndarray:
+    """Letters joined by single hyphens or dashes (``well-known``, ``a—b``, ``x~y``)."""
+    joined = chunks
+    for dash in _DASHES:
+        joined = pc.replace_substring(joined, dash, "")
+    has_dash = byte_lengths(joined) < byte_lengths(chunks)
+    ends = pc.binary_join_element_wise(
+        pc.utf8_slice_codeunits(chunks, 0, 1), pc.utf8_slice_codeunits(chunks, -1), _large("")
+    )
+    doubled = _matches(chunks, "[" + _DASHES + "]{2}")
+    return has_dash & ~doubled & _mask(pc.utf8_is_alpha(joined)) & _mask(pc.utf8_is_alpha(ends))
+
+
+def _split_hyphenated(chunks: pa.Array) -> _Split:
+    spaced = chunks
+    for dash in _DASHES:
+        spaced = pc.replace_substring(spaced, dash, f" {dash} ")
+    words, offsets = split_whitespace(spaced)
+    return _Split(words.cast(pa.large_string()), np.arange(len(words), dtype=np.int64), offsets)
+
+
+def _wrapped(chunks: pa.Array) -> np.ndarray:
+    """A word or number in brackets or quotes, or with two or more closing marks (``(word)``,
+    ``"word",``, ``word).``); not holding an emoticon (``(8)``, ``word):``) nor a contraction."""
+    opened = pc.utf8_ltrim(chunks, characters=_OPENING)
+    core = pc.utf8_rtrim(opened, characters=_CLOSING)
+    opening = byte_lengths(chunks) - byte_lengths(opened)
+    closing = byte_lengths(opened) - byte_lengths(core)
+    out = (opening > 0) | (closing > 1)
+    out &= _letters_or_digits(core) & ~_mask(pc.is_in(core, value_set=_CONTRACTION_KEYS))
+    if out.any():
+        out[out] = ~_matches(chunks.filter(pa.array(out)), _WRAPPED_EMOTICON)
+    return out
+
+
+def _split_wrapped(chunks: pa.Array) -> _Split:
+    """Every bracket, quote and mark is a word."""
+    opened = pc.utf8_ltrim(chunks, characters=_OPENING)
+    core = pc.utf8_rtrim(opened, characters=_CLOSING)
+    zero = np.zeros(len(chunks), np.int64)
+    pre = cut_bytes(chunks, zero, byte_lengths(opened))
+    suf = cut_bytes(opened, byte_lengths(core), zero)
+    spaced = pc.binary_join_element_wise(
+        pc.replace_substring_regex(pre, "(.)", r"\1 "),
+        core,
+        pc.replace_substring_regex(suf, "(.)", r" \1"),
+        _large(" "),
+    )
+    words, offsets = split_whitespace(spaced)
+    return _Split(words.cast(pa.large_string()), np.arange(len(words), dtype=np.int64), offsets)
 
 
 def _split_last_byte(chunks: pa.Array) -> _Split:
@@ -345,14 +483,26 @@ def _on_subset(values: pa.Array, where: np.ndarray, transform: Callable[[pa.Arra
     return pa.concat_arrays([values, changed]).take(take)
 
 
-def _regex_passes(passes: Sequence[tuple[str, str]], repeat: int = 1) -> Callable[[pa.Array], pa.Array]:
+def _regex_passes(passes: Sequence[tuple[str, str]]) -> Callable[[pa.Array], pa.Array]:
     def transform(values: pa.Array) -> pa.Array:
         for pattern, replacement in passes:
-            for _ in range(repeat):
-                values = pc.replace_substring_regex(values, pattern, replacement)
+            values = pc.replace_substring_regex(values, pattern, replacement)
         return values
 
     return transform
+
+
+def _spaced(match: re.Match) -> str:
+    return f" {match.group(0)} "
+
+
+def _split_infixes(cores: pa.Array) -> pa.Array:
+    """Spaces around spaCy's infixes, except in URLs and e-mail addresses (Python ``re``)."""
+    infix, url = _python_patterns()
+    return pa.array(
+        [core if "." in core and url.match(core) else infix.sub(_spaced, core) for core in cores.to_pylist()],
+        pa.large_string(),
+    )
 
 
 def _join_emoticons(values: pa.Array) -> pa.Array:
@@ -388,20 +538,19 @@ def _split_by_rules(chunks: pa.Array) -> _Split:
     dot = _mask(pc.starts_with(suf, "."))
     if dot.any():
         with_dot = pc.binary_join_element_wise(core, _large("."), _large(""))
-        keep = dot & (
-            _matches(core, r"(?:^|[^\p{Lu}])\p{Lu}$")
-            | _mask(pc.is_in(with_dot, value_set=_ABBREVIATIONS_ARRAY))
+        lone_capital = _mask(pc.utf8_is_upper(pc.utf8_slice_codeunits(core, -1))) & ~_mask(
+            pc.utf8_is_upper(pc.utf8_slice_codeunits(core, -2, -1))
         )
+        keep = dot & (lone_capital | _mask(pc.is_in(with_dot, value_set=_ABBREVIATIONS_ARRAY)))
         if keep.any():
             core = pc.if_else(pa.array(keep), with_dot, core)
             suf = cut_bytes(suf, keep.astype(np.int64), zero)
     # URLs, e-mail addresses and abbreviations stay whole; the rest is split at infixes
     protected = _mask(pc.is_in(core, value_set=_WHOLE_WORDS))
-    dotted = _mask(pc.greater_equal(pc.find_substring(core, "."), 0))
-    if dotted.any():
-        protected[dotted] |= _matches(core.filter(pa.array(dotted)), _URL)
-    infix = ~protected & _matches(core, _INFIX_CANDIDATE)
-    core = _on_subset(core, infix, _regex_passes(_INFIX_PASSES, repeat=2))
+    symbol = ~protected & _matches(core, r"\p{So}")
+    core = _on_subset(core, symbol, _regex_passes([_SYMBOL_SPLIT]))
+    infix = ~protected & _matches(core, _INFIX)
+    core = _on_subset(core, infix, _split_infixes)
     number = ~protected & _matches(core, r"[0-9][^0-9 ]+$")
     core = _on_subset(core, number, _regex_passes([_UNIT_SUFFIX]))
     contraction = pc.index_in(core, value_set=_CONTRACTION_KEYS)
