@@ -7,5 +7,10 @@ pure Python + numpy + pyarrow compute, vectorised over a batch of documents (no 
 * :mod:`.gopher`, :mod:`.c4`, :mod:`.fineweb` — the filters, one class each;
 * :mod:`.urls`, :mod:`.pii` — URL blocklists and e-mail / IP masking;
 * :mod:`.settings` — every threshold, the presets, TOML and command-line overrides;
-* :mod:`.batch` — :func:`~.batch.apply_filters`, the entry point for a batch.
+* :mod:`.batch` — :func:`~.batch.apply_filters`, the entry point for a batch;
+* :mod:`.arrays`, :mod:`.verdicts` — helpers (Arrow strings and ragged arrays; per-document
+  first failed rule).
+
+README "Quality filters (library)" documents the rules, the word splitter and the agreement
+with datatrove (``benchmarks/filter_agreement.py``).
 """
