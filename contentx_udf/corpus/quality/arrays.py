@@ -90,15 +90,6 @@ def _drop_empty(lists: pa.ListArray | pa.LargeListArray) -> tuple[pa.Array, np.n
     return flat.filter(pa.array(~empty)), kept[offsets]
 
 
-def segment_sum(values: np.ndarray, segment: np.ndarray, n: int) -> np.ndarray:
-    """Per segment ``0..n-1``: the sum of ``values`` whose ``segment`` is it."""
-    return np.bincount(segment, weights=values, minlength=n)[:n]
-
-
-def segment_count(segment: np.ndarray, n: int) -> np.ndarray:
-    return np.bincount(segment, minlength=n)[:n].astype(np.int64)
-
-
 def replace_at(values: pa.Array, index: np.ndarray, new_values: pa.Array) -> pa.Array:
     """``values`` with ``values[index[j]]`` replaced by ``new_values[j]``."""
     if len(index) == 0:

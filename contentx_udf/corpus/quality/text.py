@@ -153,10 +153,6 @@ class TextBatch:
     def word_counts(self) -> np.ndarray:
         return np.diff(self.word_offsets)
 
-    @cached_property
-    def word_doc(self) -> np.ndarray:
-        return np.repeat(np.arange(self.n), self.word_counts)
-
     def per_text(self, word_values: np.ndarray) -> np.ndarray:
         """Per text: the sum of a per-word quantity (a text's words are contiguous)."""
         total = np.concatenate(([0], np.cumsum(word_values, dtype=np.int64)))
