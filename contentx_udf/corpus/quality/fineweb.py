@@ -1,0 +1,95 @@
+"""FineWeb's own quality rules, vectorised over a batch.
+
+Penedo et al. 2024, "The FineWeb Datasets: Decanting the Web for the Finest Text Data at Scale",
+§3.3 (the custom filters), as datatrove implements them in
+``datatrove/pipeline/filters/fineweb_quality_filter.py`` (``FineWebQualityFilter``).  They read
+the text C4 left (FineWeb runs them after C4).  Lines are the non-blank pieces of
+``text.split("\\n")``; in this order a document is dropped when:
+
+* it has no such line (``empty``);
+* fewer than 12 % of its lines end in terminal punctuation (:data:`.words.TERMINAL_PUNCTUATION`);
+* more than 67 % of its lines have at most 30 characters;
+* its repeated lines (every occurrence after the first) hold more than 1 % of its characters
+  (newlines not counted);
+* it has more than 0.3 newlines per word (word-based: skipped for scripts without spaces).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .arrays import as_strings, list_offsets
+from .settings import FineWebSettings
+from .text import duplicates
+from .verdicts import Verdicts, ratio
+from .words import TERMINAL_PUNCTUATION, WHITESPACE
+
+RULES = (
+    "empty",
+    "min_line_punct_ratio",
+    "max_short_line_ratio",
+    "max_dup_line_char_ratio",
+    "max_newline_word_ratio",
+)
+_TERMINAL = pa.array(sorted(TERMINAL_PUNCTUATION), pa.large_string())
+
+
+class FineWebQuality:
+    """FineWeb's rules (module docstring), sub-rules ``fineweb.<rule>``."""
+
+    name = "fineweb"
+    rules = RULES
+
+    def __init__(self, settings: FineWebSettings) -> None:
+        self.settings = settings
+
+    def evaluate(
+        self, texts: pa.Array, n_words: np.ndarray, no_space: np.ndarray, alive: np.ndarray
+    ) -> Verdicts:
+        """``n_words``: words of each text (:mod:`.words`); ``no_space``: texts whose word rule
+        is skipped."""
+        s = self.settings
+        texts = as_strings(texts)
+        n = len(texts)
+        v = Verdicts(self.name, self.rules, n, alive)
+        lists = pc.split_pattern(texts, "\n")
+        offsets = list_offsets(lists)
+        flat = lists.flatten().cast(pa.large_string())
+        doc = np.repeat(np.arange(n), np.diff(offsets))
+        real = _bools(pc.match_substring_regex(flat, "[^" + WHITESPACE[1:]))
+        lines = flat.filter(pa.array(real))
+        doc = doc[real]
+        n_lines = np.bincount(doc, minlength=n)
+        v.fail("empty", n_lines == 0)
+        if s.min_line_punct_ratio is not None:
+            last = pc.utf8_slice_codeunits(lines, -1)
+            ending = np.bincount(doc[_bools(pc.is_in(last, value_set=_TERMINAL))], minlength=n)
+            share = ratio(ending, n_lines)
+            low = share < s.min_line_punct_ratio
+            if s.line_punct_exclude_zero:
+                low &= share > 0
+            v.fail("min_line_punct_ratio", low)
+        lengths = pc.utf8_length(lines).to_numpy(zero_copy_only=False).astype(np.int64)
+        if s.max_short_line_ratio is not None:
+            short = np.bincount(doc[lengths <= s.short_line_length], minlength=n)
+            v.fail("max_short_line_ratio", ratio(short, n_lines) > s.max_short_line_ratio)
+        newlines = pc.count_substring(texts, "\n").to_numpy(zero_copy_only=False).astype(np.int64)
+        if s.max_dup_line_char_ratio is not None:
+            encoded = pc.dictionary_encode(lines)
+            ids = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+            by_id = np.zeros(len(encoded.dictionary), np.int64)
+            by_id[ids] = lengths
+            dup = duplicates(ids, doc, by_id, n)
+            chars = pc.utf8_length(texts).to_numpy(zero_copy_only=False).astype(np.int64) - newlines
+            v.fail("max_dup_line_char_ratio", ratio(dup.chars, chars) > s.max_dup_line_char_ratio)
+        if s.max_newline_word_ratio is not None:
+            v.fail(
+                "max_newline_word_ratio", ~no_space & (ratio(newlines, n_words) > s.max_newline_word_ratio)
+            )
+        return v
+
+
+def _bools(array: pa.Array) -> np.ndarray:
+    return array.to_numpy(zero_copy_only=False).astype(bool)

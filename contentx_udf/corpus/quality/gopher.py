@@ -1,0 +1,400 @@
+"""Gopher's quality and repetition filters (MassiveText), vectorised over a batch.
+
+Rae et al. 2021, "Scaling Language Models: Methods, Analysis & Insights from Training Gopher",
+§A.1.1 (quality) and Table A1 (repetition thresholds), as datatrove reproduces them in
+``datatrove/pipeline/filters/gopher_quality_filter.py`` and ``gopher_repetition_filter.py``
+(the FineWeb pipeline's implementation; same rule order, same ratios, same denominators).
+
+Words are :mod:`.words`' words; texts in a script without spaces (:func:`.words.no_space_script`)
+skip the word rules: Gopher quality keeps only its line rules (bullets, ellipsis lines) and
+Gopher repetition only its line and paragraph rules.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .settings import GopherQualitySettings, GopherRepetitionSettings
+from .text import TextBatch, duplicates
+from .verdicts import Verdicts, ratio
+from .words import WHITESPACE
+
+# --- Gopher repetition -------------------------------------------------------------------------
+
+REPETITION_RULES = (
+    "empty",
+    "dup_para_frac",
+    "dup_para_char_frac",
+    "dup_line_frac",
+    "dup_line_char_frac",
+    "top_2_gram_frac",
+    "top_3_gram_frac",
+    "top_4_gram_frac",
+    "dup_5_gram_frac",
+    "dup_6_gram_frac",
+    "dup_7_gram_frac",
+    "dup_8_gram_frac",
+    "dup_9_gram_frac",
+    "dup_10_gram_frac",
+)
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser: a well-spread 64-bit hash of each value."""
+    x = x.astype(np.uint64) + _GOLDEN
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+class _NGrams:
+    """The word n-grams of some texts at the positions that can still matter, each with a 64-bit
+    identity (equal n-grams, equal identities).
+
+    ``pos`` are word positions in the flat word arrays of the texts (a text's words are
+    contiguous) whose n-gram lies inside the text.  :meth:`runs` sorts them into groups of equal
+    n-grams; :meth:`keep_repeated` keeps the groups of two or more, the only places where a longer
+    n-gram can repeat; :meth:`advance` goes from n to n + 1 (an (n+1)-gram is an n-gram and the
+    next word, so its identity is computed from the n-gram's, in any order of positions)."""
+
+    def __init__(
+        self, word_hash: np.ndarray, word_doc: np.ndarray, remaining: np.ndarray, cum_len: np.ndarray
+    ):
+        self.word_hash, self.word_doc, self.remaining, self.cum_len = word_hash, word_doc, remaining, cum_len
+        self.n = 1
+        self.pos = np.arange(len(word_hash), dtype=np.int64)
+        self.ident = word_hash
+        self.bits = max(1, int(len(word_hash)).bit_length())
+        self.mask = np.uint64((1 << self.bits) - 1)
+
+    def advance(self) -> None:
+        """From n-grams to (n+1)-grams (positions whose text has n+1 words from there)."""
+        fits = self.remaining[self.pos] > self.n
+        pos = self.pos[fits]
+        ident = self.ident[fits]
+        ident *= np.uint64(0x9E3779B97F4A7C15)
+        ident += self.word_hash[pos + self.n]
+        self.pos, self.ident = pos, ident
+        self.n += 1
+
+    def runs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Sort the positions into groups of equal n-grams of a text; within a group positions
+        ascend (the first is the first occurrence).  Returns ``(group start flags, group of
+        each)``; ``pos`` is left in that order."""
+        keys = self.ident & ~self.mask
+        keys |= self.pos.view(np.uint64)
+        keys.sort()
+        self.pos = (keys & self.mask).view(np.int64)
+        self.ident = keys >> np.uint64(self.bits)
+        start = np.empty(len(keys), bool)
+        start[:1] = True
+        np.not_equal(self.ident[1:], self.ident[:-1], out=start[1:])
+        # an n-gram shared by two texts: split its group where the text changes
+        same = np.flatnonzero(~start[1:])
+        other_text = self.word_doc[self.pos[same]] != self.word_doc[self.pos[same + 1]]
+        start[same[other_text] + 1] = True
+        return start, np.cumsum(start) - 1
+
+    def keep_repeated(self, group: np.ndarray, alive: np.ndarray) -> None:
+        """Keep the positions of n-grams that occur twice or more in a text still alive."""
+        selected = np.bincount(group)[group] >= 2
+        pos = self.pos[selected]
+        keep = alive[self.word_doc[pos]]
+        self.pos, self.ident = pos[keep], self.ident[selected][keep]
+
+    def chars(self, pos: np.ndarray, n: int | None = None) -> np.ndarray:
+        """Characters of the n words from each position (no spaces)."""
+        n = self.n if n is None else n
+        return self.cum_len[pos + n] - self.cum_len[pos]
+
+
+class GopherRepetition:
+    """Drops documents made of repeated lines, paragraphs or word n-grams (Rae et al. 2021,
+    Table A1; datatrove ``GopherRepetitionFilter``): duplicate paragraphs and lines by count
+    (0.3 / 0.3) and by characters (0.2 / 0.2), over ``len(text)``; the characters of the most
+    frequent 2-, 3-, 4-gram (words joined by spaces, times its count: 0.20 / 0.18 / 0.16); the
+    characters of repeated 5- to 10-grams (words joined without spaces; 0.15 down to 0.10),
+    counted greedily from the start as datatrove's ``find_all_duplicate`` does."""
+
+    name = "gopher_repetition"
+    rules = REPETITION_RULES
+
+    def __init__(self, settings: GopherRepetitionSettings) -> None:
+        self.settings = settings
+
+    def evaluate(self, batch: TextBatch, alive: np.ndarray) -> Verdicts:
+        s = self.settings
+        v = Verdicts(self.name, self.rules, batch.n, alive)
+        text_len = batch.text_lengths
+        v.fail("empty", text_len == 0)
+        self._paragraphs(batch, v, text_len)
+        # lines: re.split("\n+", text): the empty lines inside a text vanish, at its ends they stay
+        keep = (batch.line_lengths > 0) | (batch.line_position == 0) | batch.line_is_last
+        lines = np.flatnonzero(keep)
+        doc = batch.line_doc[lines]
+        dup = duplicates(
+            batch.line_ids[lines], doc, _value_by_id(batch.line_ids, batch.line_lengths), batch.n
+        )
+        n_lines = np.bincount(doc, minlength=batch.n)
+        if s.dup_line_frac is not None:
+            v.fail("dup_line_frac", ratio(dup.count, n_lines) > s.dup_line_frac)
+        if s.dup_line_char_frac is not None:
+            v.fail("dup_line_char_frac", ratio(dup.chars, text_len) > s.dup_line_char_frac)
+        self._ngrams(batch, v, text_len)
+        return v
+
+    def _paragraphs(self, batch: TextBatch, v: Verdicts, text_len: np.ndarray) -> None:
+        """re.split(r"\\n{2,}", text.strip()): only texts with a blank line have more than one."""
+        s = self.settings
+        if s.dup_para_frac is None and s.dup_para_char_frac is None:
+            return
+        stripped = pc.utf8_trim_whitespace(batch.texts)
+        several = v.alive & (pc.find_substring(stripped, "\n\n").to_numpy(zero_copy_only=False) >= 0)
+        if not several.any():
+            return
+        docs = np.flatnonzero(several)
+        parts = pc.split_pattern_regex(stripped.take(docs), r"\n{2,}")
+        offsets = parts.offsets.to_numpy().astype(np.int64)
+        flat = parts.flatten()
+        encoded = pc.dictionary_encode(flat)
+        ids = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        lengths = pc.utf8_length(encoded.dictionary).to_numpy(zero_copy_only=False).astype(np.int64)
+        local_doc = np.repeat(np.arange(len(docs)), np.diff(offsets))
+        dup = duplicates(ids, local_doc, lengths, len(docs))
+        count = np.zeros(batch.n)
+        chars = np.zeros(batch.n)
+        n_paragraphs = np.ones(batch.n)
+        count[docs], chars[docs], n_paragraphs[docs] = dup.count, dup.chars, np.diff(offsets)
+        if s.dup_para_frac is not None:
+            v.fail("dup_para_frac", ratio(count, n_paragraphs) > s.dup_para_frac)
+        if s.dup_para_char_frac is not None:
+            v.fail("dup_para_char_frac", ratio(chars, text_len) > s.dup_para_char_frac)
+
+    def _ngrams(self, batch: TextBatch, v: Verdicts, text_len: np.ndarray) -> None:
+        s = self.settings
+        top = [(n, getattr(s, f"top_{n}_gram_frac")) for n in (2, 3, 4)]
+        dup = [(n, getattr(s, f"dup_{n}_gram_frac")) for n in range(5, 11)]
+        if all(frac is None for _, frac in top + dup):
+            return
+        docs = np.flatnonzero(v.alive & ~batch.no_space)
+        if len(docs) == 0:
+            return
+        word_ids = batch.line_words.ids[batch.words_of(docs)]
+        counts = batch.word_counts[docs]
+        word_doc = np.repeat(docs, counts)
+        doc_end = np.zeros(batch.n, np.int64)
+        doc_end[docs] = np.cumsum(counts)
+        doc_start = doc_end.copy()
+        doc_start[docs] -= counts
+        remaining = doc_end[word_doc] - np.arange(len(word_doc))
+        lengths = batch.line_words.vocabulary_lengths[word_ids]
+        grams = _NGrams(_mix(word_ids), word_doc, remaining, np.concatenate(([0], np.cumsum(lengths))))
+        for n, frac in top:
+            grams.advance()
+            start, group = grams.runs()
+            if frac is not None:
+                top_chars = _top_chars(grams, start, group, doc_start, doc_end, batch.n)
+                v.fail(f"top_{n}_gram_frac", ratio(top_chars, text_len) > frac)
+            grams.keep_repeated(group, v.alive)
+        for n, frac in dup:
+            while grams.n < n:
+                grams.advance()
+            start, group = grams.runs()
+            if frac is not None:
+                repeated = _greedy_repeated_chars(grams, start, group, text_len, frac, v.alive, batch.n)
+                v.fail(f"dup_{n}_gram_frac", ratio(repeated, text_len) > frac)
+            grams.keep_repeated(group, v.alive)
+            if len(grams.pos) == 0:
+                break
+
+
+def _value_by_id(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per id, the value of (any) segment with that id (equal segments have equal values)."""
+    out = np.zeros(int(ids.max()) + 1 if len(ids) else 0, values.dtype)
+    out[ids] = values
+    return out
+
+
+def _top_chars(grams: _NGrams, start, group, doc_start, doc_end, n_docs) -> np.ndarray:
+    """Per text: characters of its most frequent n-gram (words joined by spaces) times its
+    count; ties go to the n-gram seen first (``Counter.most_common``); a text without a repeated
+    n-gram scores its first n-gram once; a text with fewer than n words scores 0."""
+    n, bits, mask = grams.n, grams.bits, int(grams.mask)
+    size = np.bincount(group)
+    first = grams.pos[start]
+    repeated = size >= 2
+    first, size = first[repeated], size[repeated]
+    score = (size.astype(np.int64) << bits) | (mask - first)
+    best = np.full(n_docs, -1, np.int64)
+    np.maximum.at(best, grams.word_doc[first], score)
+    out = np.zeros(n_docs)
+    has = best >= 0
+    best_pos = mask - (best[has] & mask)
+    out[has] = (best[has] >> bits) * (grams.chars(best_pos) + n - 1)
+    single = ~has & (doc_end - doc_start >= n)
+    out[single] = grams.chars(doc_start[single]) + n - 1
+    return out
+
+
+def _greedy_repeated_chars(grams: _NGrams, start, group, text_len, frac, alive, n_docs) -> np.ndarray:
+    """Per text: characters of repeated n-grams counted as datatrove's ``find_all_duplicate``
+    does (scan from the start; a repeat counts its characters and skips its n words).
+
+    The union of all repeats' words bounds it from above and settles almost every text at no
+    cost; only texts above the threshold by that bound are scanned exactly, over their repeated
+    n-grams only (one Python step per repeated occurrence, never per word)."""
+    n, pos = grams.n, grams.pos
+    rep_pos = np.sort(pos[~start])
+    out = np.zeros(n_docs)
+    if len(rep_pos) == 0:
+        return out
+    doc = grams.word_doc[rep_pos]
+    nxt = np.empty_like(rep_pos)
+    nxt[:-1] = rep_pos[1:]
+    nxt[-1] = np.iinfo(np.int64).max
+    last_of_doc = np.ones(len(rep_pos), bool)
+    last_of_doc[:-1] = doc[1:] != doc[:-1]
+    end = np.where(last_of_doc, rep_pos + n, np.minimum(rep_pos + n, nxt))
+    covered = grams.cum_len[end] - grams.cum_len[rep_pos]
+    bound = np.bincount(doc, weights=covered, minlength=n_docs)
+    suspects = np.flatnonzero(alive & (bound > frac * text_len))
+    out[:] = bound
+    if len(suspects) == 0:
+        return out
+    # exact scan of the suspects over their repeated n-grams (positions of groups of size >= 2)
+    size = np.bincount(group)
+    group_pos = pos[size[group] >= 2]
+    group_id = group[size[group] >= 2]
+    order = np.argsort(group_pos, kind="stable")
+    group_pos, group_id = group_pos[order], group_id[order]
+    group_doc = grams.word_doc[group_pos]
+    bounds = np.searchsorted(group_doc, suspects), np.searchsorted(group_doc, suspects, side="right")
+    for doc_index, lo, hi in zip(suspects.tolist(), bounds[0].tolist(), bounds[1].tolist(), strict=True):
+        limit = frac * text_len[doc_index]
+        seen: set[int] = set()
+        next_free = -1
+        total = 0
+        for p, g in zip(group_pos[lo:hi].tolist(), group_id[lo:hi].tolist(), strict=True):
+            if p < next_free:
+                continue
+            if g in seen:
+                total += int(grams.cum_len[p + n] - grams.cum_len[p])
+                next_free = p + n
+                if total > limit:
+                    break
+            else:
+                seen.add(g)
+        out[doc_index] = total
+    return out
+
+
+# --- Gopher quality ----------------------------------------------------------------------------
+
+QUALITY_RULES = (
+    "min_words",
+    "max_words",
+    "min_mean_word_length",
+    "max_mean_word_length",
+    "max_hash_word_ratio",
+    "max_ellipsis_word_ratio",
+    "max_bullet_lines_ratio",
+    "max_ellipsis_lines_ratio",
+    "min_alpha_words_ratio",
+    "min_stop_words",
+)
+
+
+class GopherQuality:
+    """Drops documents that do not look like prose (Rae et al. 2021, §A.1.1; datatrove
+    ``GopherQualityFilter``), in this order: 50-100,000 words that are not only punctuation;
+    their mean length 3-10 characters; at most 0.1 ``#`` and 0.1 ellipses (``...``, ``…``) per
+    word; at most 90 % of lines starting with a bullet (``•`` or ``-``) and 30 % ending in an
+    ellipsis; at least 80 % of words holding a letter; at least 2 distinct stop words of the
+    text's language (English: Gopher's the, be, to, of, and, that, have, with; a language without
+    a list skips the rule).  "Per word" and "of words" count every word, punctuation included,
+    as datatrove does."""
+
+    name = "gopher_quality"
+    rules = QUALITY_RULES
+
+    def __init__(self, settings: GopherQualitySettings) -> None:
+        self.settings = settings
+
+    def evaluate(self, batch: TextBatch, alive: np.ndarray) -> Verdicts:
+        s = self.settings
+        v = Verdicts(self.name, self.rules, batch.n, alive)
+        words = batch.line_words
+        spaced = ~batch.no_space
+        n_words = batch.word_counts.astype(float)
+        real = ~words.is_symbol
+        n_real = batch.per_text(real)
+        real_chars = batch.per_text(np.where(real, words.lengths, 0))
+        mean_length = ratio(real_chars, n_real)
+        if s.min_words is not None:
+            v.fail("min_words", spaced & (n_real < s.min_words))
+        if s.max_words is not None:
+            v.fail("max_words", spaced & (n_real > s.max_words))
+        if s.min_mean_word_length is not None:
+            v.fail("min_mean_word_length", spaced & (mean_length < s.min_mean_word_length))
+        if s.max_mean_word_length is not None:
+            v.fail("max_mean_word_length", spaced & (mean_length > s.max_mean_word_length))
+        if s.max_hash_word_ratio is not None:
+            v.fail("max_hash_word_ratio", spaced & (ratio(batch.count("#"), n_words) > s.max_hash_word_ratio))
+        if s.max_ellipsis_word_ratio is not None:
+            ellipses = batch.count("...") + batch.count("…")
+            v.fail("max_ellipsis_word_ratio", spaced & (ratio(ellipses, n_words) > s.max_ellipsis_word_ratio))
+        if s.max_bullet_lines_ratio is not None or s.max_ellipsis_lines_ratio is not None:
+            self._line_rules(batch, v)
+        if s.min_alpha_words_ratio is not None:
+            alpha = batch.per_text(words.has_letter)
+            v.fail("min_alpha_words_ratio", spaced & (ratio(alpha, n_words) < s.min_alpha_words_ratio))
+        if s.min_stop_words is not None:
+            v.fail("min_stop_words", spaced & self._too_few_stop_words(batch))
+        return v
+
+    def _line_rules(self, batch: TextBatch, v: Verdicts) -> None:
+        """Lines as ``str.splitlines()`` gives them: a text's final empty piece is no line."""
+        s = self.settings
+        counted = ~(batch.line_is_last & (batch.line_lengths == 0))
+        n_lines = np.bincount(batch.line_doc[counted], minlength=batch.n)
+        lines = batch.lines
+        if s.max_bullet_lines_ratio is not None:
+            bullet = _bools(pc.match_substring_regex(lines, "^" + WHITESPACE + r"*[•\-]"))
+            bullets = np.bincount(batch.line_doc[bullet & counted], minlength=batch.n)
+            v.fail("max_bullet_lines_ratio", ratio(bullets, n_lines) > s.max_bullet_lines_ratio)
+        if s.max_ellipsis_lines_ratio is not None:
+            ending = _bools(pc.match_substring_regex(lines, r"(?:\.\.\.|…)" + WHITESPACE + "*$"))
+            ellipsis = np.bincount(batch.line_doc[ending & counted], minlength=batch.n)
+            v.fail("max_ellipsis_lines_ratio", ratio(ellipsis, n_lines) > s.max_ellipsis_lines_ratio)
+
+    def _too_few_stop_words(self, batch: TextBatch) -> np.ndarray:
+        """Per text: fewer than ``min_stop_words`` distinct stop words of its language (texts whose
+        language has no list never fail)."""
+        s = self.settings
+        out = np.zeros(batch.n, bool)
+        languages = (
+            np.array(["en"] * batch.n, dtype=object)
+            if batch.languages is None
+            else np.array(pc.fill_null(batch.languages, "").to_pylist(), dtype=object)
+        )
+        for language, stop_words in s.stop_words:
+            docs = np.flatnonzero(languages == language)
+            if len(docs) == 0:
+                continue
+            words = batch.words_of(docs)
+            index = batch.line_words.vocabulary_index(stop_words)[words]
+            doc = np.repeat(np.arange(len(docs)), batch.word_counts[docs])
+            hit = index >= 0
+            pairs = np.sort(doc[hit] * len(stop_words) + index[hit])
+            pairs = pairs[np.concatenate(([True], pairs[1:] != pairs[:-1]))] if len(pairs) else pairs
+            distinct = np.bincount(pairs // len(stop_words), minlength=len(docs))
+            out[docs] = distinct < s.min_stop_words
+        return out
+
+
+def _bools(array: pa.Array) -> np.ndarray:
+    return array.to_numpy(zero_copy_only=False).astype(bool)

@@ -1,0 +1,42 @@
+"""Per-document verdicts of one filter: the first rule each document fails, as small integers."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class Verdicts:
+    """``codes[i]`` is 0 when document ``i`` passes every rule so far, else 1 + the index in
+    ``rules`` of the first rule it failed.  Rules are checked in their order, so a rule only marks
+    documents that passed the earlier ones (datatrove's filters return at the first failure)."""
+
+    def __init__(self, filter_name: str, rules: tuple[str, ...], n: int, alive: np.ndarray | None = None):
+        self.filter_name = filter_name
+        self.rules = rules
+        self.codes = np.zeros(n, np.int16)
+        self.alive = np.ones(n, bool) if alive is None else alive.copy()
+
+    def fail(self, rule: str, failing: np.ndarray) -> None:
+        """Documents of ``failing`` (a mask) that are still alive fail ``rule``."""
+        hit = failing & self.alive
+        self.codes[hit] = self.rules.index(rule) + 1
+        self.alive &= ~hit
+
+    @property
+    def passed(self) -> np.ndarray:
+        return self.codes == 0
+
+    def rule_names(self) -> list[str | None]:
+        """Per document: ``"<filter>.<rule>"`` of its first failed rule, or None."""
+        names = [None] + [f"{self.filter_name}.{rule}" for rule in self.rules]
+        return [names[c] for c in self.codes.tolist()]
+
+
+def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """``numerator / denominator`` with 0/0 = 0 and x/0 = inf (a rule never divides by zero)."""
+    numerator = np.asarray(numerator, dtype=float)
+    denominator = np.asarray(denominator, dtype=float)
+    out = np.zeros(np.broadcast(numerator, denominator).shape)
+    np.divide(numerator, denominator, out=out, where=denominator > 0)
+    out[(denominator <= 0) & (numerator > 0)] = np.inf
+    return out
