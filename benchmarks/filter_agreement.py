@@ -222,7 +222,11 @@ def agreement(table: pa.Table, reference: dict, spaceless_words: bool, examples:
     verdicts, c4_texts, batch = our_verdicts(texts, spaceless_words)
     mode = "word rules for every text" if spaceless_words else "default: no word rules without spaces"
     print(f"\n## Agreement ({mode}), {batch.n} texts, {int(batch.no_space.sum())} in scripts without spaces")
-    print(f"{'filter':18s} {'docs':>5s} {'agree':>7s} {'ours drop':>9s} {'dt drop':>8s} {'differ':>6s}")
+    english = np.array([lang == "en" for lang in table.column("language").to_pylist()])
+    print(
+        f"{'filter':18s} {'docs':>5s} {'agree':>7s} {'ours drop':>9s} {'dt drop':>8s} {'differ':>6s} "
+        f"{'en docs':>7s} {'agree en':>8s}"
+    )
     shares = {}
     names = table.column("name").to_pylist()
     sources = table.column("source").to_pylist()
@@ -232,9 +236,11 @@ def agreement(table: pa.Table, reference: dict, spaceless_words: bool, examples:
         theirs_kept = np.array([kept for kept, _, _ in theirs])
         agree = ours_kept == theirs_kept
         shares[name] = float(agree.mean())
+        shares[f"{name}_en"] = float(agree[english].mean())
         print(
             f"{name:18s} {batch.n:5d} {agree.mean():7.2%} {int((~ours_kept).sum()):9d} "
-            f"{int((~theirs_kept).sum()):8d} {int((~agree).sum()):6d}"
+            f"{int((~theirs_kept).sum()):8d} {int((~agree).sum()):6d} {int(english.sum()):7d} "
+            f"{agree[english].mean():8.2%}"
         )
         rules = verdicts[name].rule_names()
         for i in np.flatnonzero(~agree)[:examples].tolist():
@@ -295,7 +301,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"(2-5 KB texts: {int(few_kb.sum())}, mean {int(lengths[few_kb].mean())} characters)")
     print(
         "RESULT "
-        + " ".join(f"{name}={default[name]:.4f}/{strict[name]:.4f}" for name in FILTERS)
+        + " ".join(
+            f"{name}={default[name]:.4f}/{strict[name]:.4f}/en:{default[name + '_en']:.4f}"
+            for name in FILTERS
+        )
         + f" c4_text={default['c4_text']:.4f}/{strict['c4_text']:.4f}"
         + f" ours_ms={ours:.3f} datatrove_ms={theirs:.3f} speedup={theirs / ours:.0f}x"
     )

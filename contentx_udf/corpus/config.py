@@ -10,6 +10,7 @@ from ..evaluation import PAGE_TYPES
 from ..settings import DEFAULT_METHOD
 from .language import parse_languages
 from .minhash import NUM_PERM, MinHashParams, optimal_bands
+from .quality.settings import Settings, add_filter_arguments, filter_settings, is_active
 
 DEDUP_MODES = ("none", "exact", "near")
 KEEP_MODES = ("first", "longest")
@@ -47,6 +48,8 @@ class CorpusConfig:
     rows: int | None = None
     #: keep a near-duplicate edge only when the two signatures agree on >= threshold of their hashes
     verify_edges: bool = False
+    #: the quality filters (:mod:`.quality.settings`); None: none is on
+    quality: Settings | None = None
 
     def minhash(self) -> MinHashParams:
         """The MinHash parameters of near dedup: ``--bands``/``--rows`` when given, else the
@@ -136,6 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="leave out damaged Parquet files of the input tables (counted in the report)",
     )
     p.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    add_filter_arguments(p)
     return p
 
 
@@ -185,4 +189,5 @@ def build_config(args: argparse.Namespace) -> CorpusConfig:
         bands=args.bands,
         rows=args.rows,
         verify_edges=args.verify_edges,
+        quality=quality if is_active(quality := filter_settings(args)) else None,
     )

@@ -76,6 +76,17 @@ def _list_array(values: np.ndarray, present: np.ndarray) -> pa.Array:
     return pa.ListArray.from_arrays(pa.array(offsets), flat, mask=pa.array(~present))
 
 
+_STRING = pa.string()
+
+
+def _scatter(values: pa.Array, index: np.ndarray, n: int, type_: pa.DataType = _STRING) -> pa.Array:
+    """A length-``n`` array of ``type_`` holding ``values[j]`` at ``index[j]`` and null elsewhere."""
+    mapping = np.full(n, len(values), dtype=np.int64)
+    mapping[index] = np.arange(len(values))
+    values = values.cast(type_)
+    return pa.concat_arrays([values, pa.nulls(1, type=type_)]).take(pa.array(mapping))
+
+
 def document_batch(
     texts: pa.Array,
     urls: pa.Array,
@@ -87,62 +98,55 @@ def document_batch(
     """Filter decisions, edits and band hashes for one batch (``dropped``: the column filters' drop
     reason, null for the documents that passed them).  Returns a :data:`RESULT_TYPE` array."""
     n = len(texts)
-    todo = np.asarray(dropped.is_null().to_numpy(zero_copy_only=False), dtype=bool) & np.asarray(
-        texts.is_valid().to_numpy(zero_copy_only=False), dtype=bool
-    )
-    drop: list[str | None] = [None] * n
-    rule: list[str | None] = [None] * n
-    new_text: list[str | None] = [None] * n
-    new_hash: list[str | None] = [None] * n
-    counts = {k: np.zeros(n, dtype=np.int32) for k in ("emails_masked", "ips_masked", "c4_lines_removed")}
-    final_texts = texts
+    todo = dropped.is_null().to_numpy(zero_copy_only=False) & texts.is_valid().to_numpy(zero_copy_only=False)
     index = np.flatnonzero(todo)
+    drop = rule = new_text = new_hash = pa.nulls(n, type=pa.string())
+    counts = {k: np.zeros(n, dtype=np.int32) for k in ("emails_masked", "ips_masked", "c4_lines_removed")}
+    final_texts, final_index = texts.take(pa.array(index)), index
     if settings.quality is not None and len(index):
-        from .quality import apply_filters
+        from .quality.batch import apply_filters
 
+        taken = pa.array(index)
         result = apply_filters(
-            texts.take(pa.array(index)),
-            urls.take(pa.array(index)),
-            languages.take(pa.array(index)),
-            language_scores.take(pa.array(index)),
+            final_texts,
+            urls.take(taken),
+            languages.take(taken),
+            language_scores.take(taken),
             settings.quality,
         )
-        edited = list(texts.to_pylist())
-        for j, i in enumerate(index.tolist()):
-            drop[i] = result.drop[j]
-            rule[i] = result.rule[j]
-            if result.drop[j] is not None:
-                todo[i] = False
-            elif result.changed[j]:
-                new_text[i] = edited[i] = result.text[j]
-                new_hash[i] = text_hash(result.text[j])
+        drop, rule = _scatter(result.drop, index, n), _scatter(result.rule, index, n)
         for key in counts:
             counts[key][index] = getattr(result, key)
-        final_texts = pa.array(edited, type=pa.string())
+        kept = result.kept
+        edited = np.flatnonzero(kept & result.changed)
+        if len(edited):
+            values = result.text.take(pa.array(edited))
+            new_text = _scatter(values, index[edited], n)
+            hashes = pa.array([text_hash(t) for t in values.to_pylist()], type=pa.string())
+            new_hash = _scatter(hashes, index[edited], n)
+        final_texts, final_index = result.text.filter(pa.array(kept)), index[kept]
     bands = pa.nulls(n, type=pa.list_(pa.int64()))
     sketches = pa.nulls(n, type=pa.binary())
     params = settings.minhash
-    index = np.flatnonzero(todo)
-    if params is not None and len(index):
-        words = word_hashes(final_texts.take(pa.array(index)), params.seed)
+    if params is not None and len(final_index):
+        words = word_hashes(final_texts, params.seed)
         shingles = shingle_hashes(words, params.shingle_words, params.seed)
         sigs = signatures(shingles, params.num_perm, params.seed)
         present = np.zeros(n, dtype=bool)
-        present[index] = has_signature(shingles)
+        present[final_index] = has_signature(shingles)
         full = np.zeros((n, params.bands), dtype=np.int64)
-        full[index] = band_hashes(sigs, params.bands, params.rows, params.seed)
+        full[final_index] = band_hashes(sigs, params.bands, params.rows, params.seed)
         bands = _list_array(full, present)
         if settings.sketch:
-            cut = [None] * n
-            for i, value in zip(index.tolist(), sketch(sigs), strict=True):
-                cut[i] = value if present[i] else None
-            sketches = pa.array(cut, type=pa.binary())
+            signed = has_signature(shingles)
+            cut = pa.array(sketch(sigs[signed]), type=pa.binary())
+            sketches = _scatter(cut, final_index[signed], n, pa.binary())
     return pa.StructArray.from_arrays(
         [
-            pa.array(drop, type=pa.string()),
-            pa.array(rule, type=pa.string()),
-            pa.array(new_text, type=pa.string()),
-            pa.array(new_hash, type=pa.string()),
+            drop,
+            rule,
+            new_text,
+            new_hash,
             bands,
             sketches,
             *(

@@ -103,6 +103,9 @@ def _markdown(report: dict[str, Any]) -> str:
         + (f"; MinHash {m['bands']} bands x {m['rows']} rows" if (m := report.get("minhash")) else "")
         + f"), keep `{c['keep']}`  ",
         *([f"Against: {', '.join(c['against'])}  "] if c.get("against") else []),
+        f"Quality filters: `{(report.get('filters') or {}).get('preset', 'none')}`"
+        + (", PII masked" if (report.get("filters") or {}).get("mask_pii") else "")
+        + "  ",
         f"Elapsed {report['elapsed_seconds']} s, {report['records_per_second']} input rows/s",
         "",
         "## Documents",

@@ -103,6 +103,7 @@ def test_near_dedup_filters_and_report(spark, site_table, tmp_path):
         "min_chars": 1,
         "min_confidence": 0,
         "page_type": 0,
+        **dict.fromkeys(("url", "language_score", "gopher_repetition", "gopher_quality", "c4", "fineweb"), 0),
         "exact_duplicate": 0,
         "near_duplicate": 2,
         "seen_before": 0,

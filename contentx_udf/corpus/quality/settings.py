@@ -35,6 +35,10 @@ FILTER_ORDER = ("url", "language_score", "gopher_repetition", "gopher_quality", 
 #: Gopher's stop words (Rae et al. 2021, §A.1.1), as datatrove's ``GopherQualityFilter`` has them.
 ENGLISH_STOP_WORDS = ("the", "be", "to", "of", "and", "that", "have", "with")
 
+#: The preset when neither ``--filters`` nor the config names one: no quality filter, so a corpus
+#: build keeps what it kept before the filters existed; ``--filters fineweb`` is FineWeb's pipeline.
+DEFAULT_PRESET = "none"
+
 #: The repository's configuration (as ``conf/extract.toml`` for the extraction job).
 DEFAULT_CONFIG = Path(__file__).resolve().parents[3] / "conf" / "corpus.toml"
 
@@ -390,7 +394,7 @@ def add_filter_arguments(parser: argparse.ArgumentParser) -> None:
         "--filters",
         default=None,
         metavar="PRESET",
-        help=f"preset: {' | '.join(PRESETS)} (default fineweb, or the config's [filters] preset)",
+        help=f"preset: {' | '.join(PRESETS)} (default {DEFAULT_PRESET}, or the config's [filters] preset)",
     )
     group.add_argument(
         "--min-language-score",
@@ -425,11 +429,21 @@ def add_filter_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def is_active(settings: Settings) -> bool:
+    """Whether any filter, the language score, a blocklist or PII masking is on."""
+    return (
+        settings.min_language_score is not None
+        or settings.url_blocklist is not None
+        or settings.mask_pii
+        or any(getattr(settings, section).enabled for section in SECTIONS)
+    )
+
+
 def filter_settings(args: argparse.Namespace) -> Settings:
     """:class:`Settings` from the flags of :func:`add_filter_arguments`; a bad value is a
     :class:`~contentx_udf.errors.UserError` of one sentence."""
     table, source = load_filter_table(getattr(args, "filter_config", None))
-    name = args.filters if getattr(args, "filters", None) else table.get("preset", "fineweb")
+    name = args.filters if getattr(args, "filters", None) else table.get("preset", DEFAULT_PRESET)
     if not isinstance(name, str):
         raise UserError(f"{source}: preset must be one of {', '.join(PRESETS)}")
     settings = apply_table(preset(name), table, source)

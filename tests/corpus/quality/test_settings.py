@@ -18,6 +18,7 @@ from contentx_udf.corpus.quality.settings import (
     add_filter_arguments,
     describe,
     filter_settings,
+    is_active,
 )
 from contentx_udf.errors import UserError
 
@@ -29,9 +30,10 @@ def parse(*argv: str, config=None) -> Settings:
     return filter_settings(args)
 
 
-def test_fineweb_is_the_default_with_its_thresholds():
-    s = parse()
-    assert s == PRESETS["fineweb"]
+def test_no_filter_by_default_and_fineweb_has_its_thresholds():
+    assert parse() == PRESETS["none"] and not is_active(parse())  # a build keeps what it kept before
+    s = parse("--filters", "fineweb")
+    assert s == PRESETS["fineweb"] and is_active(s)
     assert s.min_language_score == 0.65 and not s.mask_pii and s.url_blocklist is None
     assert s.gopher_repetition.enabled and s.gopher_quality.enabled and s.c4.enabled and s.fineweb.enabled
     assert s.c4.terminal_punctuation is False  # FineWeb: filter_no_terminal_punct=False
