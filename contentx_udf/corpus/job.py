@@ -161,6 +161,35 @@ def _arrow_batch_rows(spark, rows: int):
             spark.conf.set(key, before)
 
 
+def _write_first_pass(spark, inputs, config: CorpusConfig, settings: PassSettings, uri: str) -> None:
+    """Write the first pass; a file that turns out damaged inside (its footer whole) stops the job
+    with one line naming it, or with ``--skip-damaged`` is left out and the pass written again."""
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors import PySparkException
+
+    while True:
+        rows = with_drop_reason(inputs.frame(spark), config)
+        try:
+            with _arrow_batch_rows(spark, ARROW_BATCH_ROWS):
+                first_pass(rows, config, settings).write.mode("overwrite").parquet(uri)
+            return
+        except (Py4JJavaError, PySparkException) as exc:
+            damaged = inputs.named_in(exc)
+            if damaged is None:
+                raise
+            reason = next((ln.strip() for ln in str(exc).splitlines() if "Exception" in ln), "unreadable")[
+                :200
+            ]
+            if not config.skip_damaged:
+                raise UserError(
+                    f"damaged Parquet file {damaged} ({reason}); rerun with --skip-damaged to build the "
+                    "corpus without it"
+                ) from None
+            inputs.leave_out(spark, damaged, f"damaged inside ({reason})")
+            if not inputs.tables:
+                raise UserError("no readable input file is left") from None
+
+
 def _checkpointer(spark, store: OutputStore, run_dir: tuple[str, ...]):
     """Reliable checkpoints under the run's staging directory (on the output's filesystem)."""
     spark.sparkContext.setCheckpointDir(store.uri(*run_dir, "checkpoints"))
@@ -200,7 +229,7 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
     say = _progress(started) if progress else (lambda stage: None)
     store = prepare_output(spark, config)
     inputs = read_tables(spark, config.inputs, config.method, config.skip_damaged)
-    if inputs.df is None:
+    if not inputs.tables:
         present = methods_in(spark, config.inputs)
         raise UserError(
             f"method {config.method!r} is not in the input table(s); methods there: "
@@ -237,9 +266,7 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
     run_dir = (STAGING, time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:8])
     checkpoint = _checkpointer(spark, store, run_dir)
     settings = PassSettings(minhash=minhash, sketch=near and config.verify_edges, quality=config.quality)
-    rows = with_drop_reason(inputs.df, config)
-    with _arrow_batch_rows(spark, ARROW_BATCH_ROWS):
-        first_pass(rows, config, settings).write.parquet(store.uri(*run_dir, "pass"))
+    _write_first_pass(spark, inputs, config, settings, store.uri(*run_dir, "pass"))
     say("first pass written (filters" + (", MinHash bands)" if near else ")"))
     table = spark.read.parquet(store.uri(*run_dir, "pass"))
 

@@ -7,9 +7,10 @@ Every check goes through Hadoop's ``FileSystem`` (the JVM gateway), so local pat
   marker (``_contentx/batches/<batch>.json``) and no batch is being staged
   (``_contentx/staging/``), so a table that is still being written, or whose run was killed, is
   refused (``contentx run --resume`` finishes it);
-* its Parquet files must be **whole**: each starts and ends with the ``PAR1`` magic and its footer
-  parses.  A damaged file is named; with ``skip_damaged`` the table is read without it and the
-  files (and, where the footer is readable, their rows) are counted;
+* its Parquet files must be **whole**: each ends with the ``PAR1`` magic after a footer that
+  parses (one read of its last 64 KB), and a file damaged inside is named when Spark fails to
+  read it.  A damaged file is named in one line; with ``skip_damaged`` the table is read without
+  it and the files (and, where the footer is readable, their rows) are counted;
 * an earlier corpus (``--against``) must be finished (``_SUCCESS``; a corpus of the version before
   it, which wrote no ``_SUCCESS``, is recognised by its ``_report.json``).  Its documents give their
   ``text_hash`` and, when they were written with the same MinHash parameters, their band hashes.
@@ -48,8 +49,11 @@ SUCCESS = "_SUCCESS"
 #: The version of the corpus layout this job writes (in ``_SUCCESS`` and ``_report.json``).
 CORPUS_FORMAT = 2
 _MAGIC = b"PAR1"
-#: Footer reads in flight at once (remote filesystems answer slowly, one file at a time).
-CHECK_THREADS = 16
+#: Footer reads in flight at once (remote filesystems answer slowly, one file at a time): 90,000
+#: part files on S3 at ~30 ms a read take about a minute and a half.
+CHECK_THREADS = 32
+#: Bytes read from the end of each part file to check it: its footer and the 8 bytes after it.
+TAIL_BYTES = 65_536
 
 
 @dataclass
@@ -60,12 +64,75 @@ class DamagedFile:
 
 
 @dataclass
-class InputTables:
-    """The union of the input tables (``df``, with ``_input`` = the table's index) and the damaged
-    files left out (with ``skip_damaged``)."""
+class Table:
+    """One input table: its position, path, root URI and the URIs of its whole part files."""
 
-    df: object
+    index: int
+    path: str
+    root: str
+    files: list[str]
+
+
+@dataclass
+class InputTables:
+    """The input tables' readable files and the damaged files left out (with ``skip_damaged``)."""
+
+    tables: list[Table] = field(default_factory=list)
     damaged: list[DamagedFile] = field(default_factory=list)
+
+    def frame(self, spark):
+        """The union of the tables (their :data:`REQUIRED_COLUMNS` and ``_input``), or None."""
+        from pyspark.errors import AnalysisException
+        from pyspark.sql import functions as F
+
+        out = None
+        for table in self.tables:
+            try:
+                df = spark.read.option("basePath", table.root).parquet(*table.files)
+            except AnalysisException as exc:
+                raise UserError(
+                    f"{table.path} is not an extraction table (not a Parquet table: {_describe(exc)})"
+                ) from None
+            missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
+            if missing:
+                raise UserError(
+                    f"{table.path} is not an extraction table of this version (missing column(s): "
+                    f"{', '.join(missing)}); write it with `contentx run` / jobs/extract_warc.py"
+                )
+            df = df.select(*REQUIRED_COLUMNS).withColumn("_input", F.lit(table.index))
+            out = df if out is None else out.unionByName(df)
+        return out
+
+    def named_in(self, error: BaseException) -> str | None:
+        """The URI of an input file that a Spark error names (a file damaged inside), or None."""
+        text = str(error)
+        for table in self.tables:
+            for uri in table.files:
+                path = uri.split(":", 1)[1] if uri.startswith("file:") else uri
+                if uri in text or path.lstrip("/") in text:
+                    return uri
+        return None
+
+    def leave_out(self, spark, uri: str, reason: str) -> None:
+        """Leave a damaged file out (counted, with its footer's rows)."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        rows = None
+        try:
+            store = OutputStore(spark, uri)
+            length = int(store.fs.getFileStatus(store.path()).getLen())
+            tail = store.read_range(max(0, length - TAIL_BYTES), min(length, TAIL_BYTES))
+            footer_length = struct.unpack("<I", tail[-8:-4])[0]
+            footer = tail[len(tail) - 8 - footer_length : -8]
+            rows = pq.ParquetFile(pa.BufferReader(_MAGIC + footer + tail[-8:])).metadata.num_rows
+        except Exception:
+            pass
+        for table in self.tables:
+            if uri in table.files:
+                table.files.remove(uri)
+                self.damaged.append(DamagedFile(uri, reason, rows))
+        self.tables = [t for t in self.tables if t.files]
 
 
 def _describe(error: BaseException) -> str:
@@ -98,27 +165,28 @@ def _store(spark, path: str, what: str, noun: str) -> OutputStore:
 
 
 def check_parquet_file(store: OutputStore, relative: str, length: int) -> DamagedFile | None:
-    """None when the file is whole (magic at both ends, a footer that parses), else why not."""
+    """None when the file is whole (a ``PAR1`` footer that parses), else why not.  One read of the
+    file's last :data:`TAIL_BYTES` holds the footer of a table part (a second read when not)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     if length < 12:
         return DamagedFile(relative, f"{length} bytes, too short for Parquet", None)
     try:
-        head = store.read_range(0, 4, relative)
-        tail = store.read_range(length - 8, 8, relative)
+        tail = store.read_range(max(0, length - TAIL_BYTES), min(length, TAIL_BYTES), relative)
     except Exception as exc:
         return DamagedFile(relative, f"cannot be read ({_describe(exc)})", None)
-    footer_length = struct.unpack("<I", tail[:4])[0]
-    if tail[4:] != _MAGIC or footer_length > length - 12:
+    footer_length = struct.unpack("<I", tail[-8:-4])[0]
+    if tail[-4:] != _MAGIC or footer_length > length - 12:
         return DamagedFile(relative, "cut short or not Parquet (no footer)", None)
     try:
-        footer = store.read_range(length - 8 - footer_length, footer_length, relative)
-        rows = pq.ParquetFile(pa.BufferReader(_MAGIC + footer + tail)).metadata.num_rows
+        if footer_length + 8 <= len(tail):
+            footer = tail[len(tail) - 8 - footer_length : -8]
+        else:
+            footer = store.read_range(length - 8 - footer_length, footer_length, relative)
+        pq.ParquetFile(pa.BufferReader(_MAGIC + footer + tail[-8:]))  # parses the footer
     except Exception as exc:
         return DamagedFile(relative, f"unreadable footer ({_describe(exc)})", None)
-    if head != _MAGIC:
-        return DamagedFile(relative, "damaged start (no PAR1 magic)", rows)
     return None
 
 
@@ -164,11 +232,9 @@ def find_damaged(store: OutputStore, parts: list[tuple[str, int]]) -> list[Damag
 def read_tables(
     spark, inputs: list[str], method: str | None = None, skip_damaged: bool = False
 ) -> InputTables:
-    """The union of the extraction tables ``inputs`` (their ``method`` rows, when given)."""
-    from pyspark.errors import AnalysisException
-    from pyspark.sql import functions as F
-
-    frames, damaged = [], []
+    """The extraction tables ``inputs`` (their ``method`` files, when given), checked: committed,
+    their Parquet files whole (damaged ones left out with ``skip_damaged``, else a UserError)."""
+    found = InputTables()
     for index, path in enumerate(inputs):
         store = _store(spark, path, "--input", "table")
         parts = _committed_parts(store, path, method)
@@ -179,31 +245,13 @@ def read_tables(
                 f"{path}: {len(bad)} damaged Parquet file(s) ({bad[0].reason}): {names}; "
                 "rerun with --skip-damaged to build the corpus without them"
             )
-        damaged += [DamagedFile(f"{path.rstrip('/')}/{d.path}", d.reason, d.rows) for d in bad]
+        found.damaged += [DamagedFile(f"{path.rstrip('/')}/{d.path}", d.reason, d.rows) for d in bad]
         good = [store.uri(p) for p, _ in parts if p not in {d.path for d in bad}]
-        if not good:
-            if method is not None and not any(p.startswith(f"method={method}/") for p, _ in parts):
-                continue  # the method is not in this table: check_method says so
+        if good:
+            found.tables.append(Table(index, path, store.uri(), good))
+        elif method is None or any(p.startswith(f"method={method}/") for p, _ in parts):
             raise UserError(f"{path}: no readable Parquet file")
-        try:
-            df = spark.read.option("basePath", store.uri()).parquet(*good)
-        except AnalysisException as exc:
-            raise UserError(
-                f"{path} is not an extraction table (not a Parquet table: {_describe(exc)})"
-            ) from None
-        missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
-        if missing:
-            raise UserError(
-                f"{path} is not an extraction table of this version (missing column(s): "
-                f"{', '.join(missing)}); write it with `contentx run` / jobs/extract_warc.py"
-            )
-        frames.append(df.select(*REQUIRED_COLUMNS).withColumn("_input", F.lit(index)))
-    if not frames:
-        return InputTables(None, damaged)
-    out = frames[0]
-    for df in frames[1:]:
-        out = out.unionByName(df)
-    return InputTables(out, damaged)
+    return found
 
 
 def methods_in(spark, inputs: list[str]) -> list[str]:

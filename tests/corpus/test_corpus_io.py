@@ -187,6 +187,32 @@ def test_bad_inputs_are_one_line_exit_2(spark, tmp_path, capsys, viewfs, case, m
     assert len(err.splitlines()) == 1 and message.format(tmp=tmp_path) in err and "Traceback" not in err
 
 
+def damaged_inside(tmp_path: Path) -> tuple[Path, str]:
+    """A table whose second file keeps its footer but has its column data overwritten."""
+    table = month_table(tmp_path / "table", texts_of("one", range(10)))
+    batch = "20240502T000000-0000cafe"
+    rows = [table_row(f"https://x.example/{i}", "\n".join(article(200 + i))) for i in range(20)]
+    write_table(table, "combined", rows, batch=batch)
+    part = table / "method=combined" / f"b{batch}-part-00000.parquet"
+    data = bytearray(part.read_bytes())
+    footer = int.from_bytes(data[-8:-4], "little")
+    data[4 : len(data) - 8 - footer] = b"\xff" * (len(data) - 12 - footer)
+    part.write_bytes(bytes(data))
+    return table, part.name
+
+
+def test_a_file_damaged_inside_is_named_or_left_out(spark, tmp_path, capsys):
+    table, name = damaged_inside(tmp_path)
+    argv = ["corpus", "--input", str(table), "--output", str(tmp_path / "out")]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "damaged Parquet file " in err and name in err, err
+    report = run(spark, [table], tmp_path / "out2", skip_damaged=True)
+    assert report["kept"] == 10 and report["input_rows"] == 10
+    [damaged] = report["damaged_files"]
+    assert damaged["path"].endswith(name) and damaged["rows"] == 20  # its footer still counts them
+
+
 def test_skip_damaged_builds_from_the_rest_and_counts_it(spark, tmp_path):
     table = damaged_table(tmp_path)
     report = run(spark, [table], tmp_path / "out", skip_damaged=True)

