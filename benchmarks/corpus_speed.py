@@ -15,8 +15,6 @@
 from __future__ import annotations
 
 import argparse
-import io
-import re
 import shutil
 import sys
 import time
@@ -25,9 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from warcio.archiveiterator import ArchiveIterator  # noqa: E402
-from warcio.statusandheaders import StatusAndHeaders  # noqa: E402
-from warcio.warcwriter import WARCWriter  # noqa: E402
+from _common import add_dated_paragraph, rewrite_html  # noqa: E402
 
 from contentx_udf.corpus import job as corpus_job  # noqa: E402
 from contentx_udf.corpus.config import CorpusConfig  # noqa: E402
@@ -41,35 +37,11 @@ CC_WARCS = [
     SHARED / "real" / "cc-2020-34__resiliparse-warcfile.warc.gz",
     SHARED / "real" / "cc-2024-22__whirlwind.warc.gz",
 ]
-BODY = re.compile(rb"(<body[^>]*>)", re.I)
 
 
 def near_variant(src: Path, dst: Path) -> int:
     """Copy ``src`` with a dated paragraph added to every HTML response; returns pages changed."""
-    changed = 0
-    with open(src, "rb") as fin, open(dst, "wb") as fout:
-        writer = WARCWriter(fout, gzip=True)
-        for rec in ArchiveIterator(fin):
-            ctype = rec.http_headers.get_header("Content-Type", "") if rec.http_headers else ""
-            if rec.rec_type != "response" or "html" not in ctype.lower():
-                writer.write_record(rec)
-                continue
-            body = rec.content_stream().read()
-            new, n = BODY.subn(rb"\1<p>Updated on 2 June 2024, 10:15 by the web desk.</p>", body, count=1)
-            changed += n
-            headers = StatusAndHeaders(
-                rec.http_headers.statusline, [("Content-Type", ctype)], protocol="HTTP/1.1"
-            )
-            writer.write_record(
-                writer.create_warc_record(
-                    rec.rec_headers.get_header("WARC-Target-URI"),
-                    "response",
-                    payload=io.BytesIO(new),
-                    http_headers=headers,
-                    warc_headers_dict={"WARC-Date": rec.rec_headers.get_header("WARC-Date")},
-                )
-            )
-    return changed
+    return rewrite_html(src, dst, add_dated_paragraph)
 
 
 def main() -> int:

@@ -26,39 +26,17 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+
+from _common import add_dated_paragraph, rewrite_html  # noqa: E402
+
 SHARED = REPO.parent / "shared" / "warc"
-BODY = re.compile(rb"(<body[^>]*>)", re.I)
 LAST_P = re.compile(rb"<p[ >](?:(?!<p[ >]).)*</p>(?=(?:(?!<p[ >]).)*$)", re.S | re.I)
 
 
 def variant(src: Path, dst: Path) -> int:
-    """``src`` with a dated paragraph added after ``<body>`` and the last paragraph removed."""
-    from warcio.archiveiterator import ArchiveIterator
-    from warcio.statusandheaders import StatusAndHeaders
-    from warcio.warcwriter import WARCWriter
-
-    changed = 0
-    with open(src, "rb") as fin, open(dst, "wb") as fout:
-        writer = WARCWriter(fout, gzip=True)
-        for rec in ArchiveIterator(fin):
-            ctype = rec.http_headers.get_header("Content-Type", "") if rec.http_headers else ""
-            if rec.rec_type != "response" or "html" not in ctype.lower():
-                continue
-            body = rec.content_stream().read()
-            body = LAST_P.sub(b"", body, count=1)
-            body, n = BODY.subn(rb"\1<p>Updated on 2 June 2024, 10:15 by the web desk.</p>", body, count=1)
-            changed += n
-            headers = StatusAndHeaders("200 OK", [("Content-Type", ctype)], protocol="HTTP/1.1")
-            writer.write_record(
-                writer.create_warc_record(
-                    rec.rec_headers.get_header("WARC-Target-URI"),
-                    "response",
-                    payload=io.BytesIO(body),
-                    http_headers=headers,
-                    warc_headers_dict={"WARC-Date": "2024-06-02T10:15:00Z"},
-                )
-            )
-    return changed
+    """``src``'s HTML pages with a dated paragraph added after ``<body>`` and the last paragraph
+    removed (its other records left out)."""
+    return rewrite_html(src, dst, lambda html: add_dated_paragraph(LAST_P.sub(b"", html, count=1)), False)
 
 
 def reference_tree(commit: str, dst: Path) -> None:
