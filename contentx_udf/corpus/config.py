@@ -163,6 +163,8 @@ def build_config(args: argparse.Namespace) -> CorpusConfig:
             )
     if not 0 < args.near_threshold <= 1:
         raise UserError(f"--near-threshold must be in (0, 1], got {args.near_threshold}")
+    if args.against and args.dedup == "none":
+        raise UserError("--against compares documents with earlier corpora: it needs --dedup exact or near")
     if (args.bands is None) != (args.rows is None):
         raise UserError("--bands and --rows go together")
     for name in ("num_perm", "bands", "rows"):

@@ -198,6 +198,9 @@ def test_exact_dedup_across_copies_of_a_warc(spark, tmp_path, capsys):
         ),
         (["--input", "{site}", "--languages", "en,klingon"], "unknown language code(s): klingon"),
         (["--input", "{site}", "--near-threshold", "1.5"], "--near-threshold must be in (0, 1]"),
+        (["--input", "{site}", "--against", "{tmp}", "--dedup", "none"], "--against compares documents"),
+        (["--input", "{site}", "--bands", "4"], "--bands and --rows go together"),
+        (["--input", "{site}", "--filters", "refinedweb"], "unknown filter preset 'refinedweb'"),
         (
             ["--input", "{site}", "--page-types", "article,blog"],
             "--page-types: unknown page type(s) ['blog']",
