@@ -19,9 +19,13 @@ import gzip
 import json
 import os
 import time
+from collections.abc import Iterator
 
 
-def run(input_dir: str, work: str, workers: int) -> dict:
+def minhash_dedup(input_dir: str, work: str, workers: int, tasks: int) -> str:
+    """Run the four MinHash stages on the JSONL files of ``input_dir`` (``tasks`` tasks for the
+    reading stages, ``workers`` processes; logs under ``WORK/logs``) and return the folder of the
+    deduplicated JSONL files."""
     from datatrove.executor import LocalPipelineExecutor
     from datatrove.pipeline.dedup import (
         MinhashDedupBuckets,
@@ -35,10 +39,7 @@ def run(input_dir: str, work: str, workers: int) -> dict:
     from datatrove.utils.hashing import HashConfig
 
     config = MinhashConfig(hash_config=HashConfig(precision=64), num_buckets=14, hashes_per_bucket=8)
-    files = sorted(glob.glob(os.path.join(input_dir, "*.jsonl*")))
-    tasks = len(files)
     logs = os.path.join(work, "logs")
-    started = time.perf_counter()
     signatures = LocalPipelineExecutor(
         pipeline=[
             JsonlReader(input_dir),
@@ -81,17 +82,24 @@ def run(input_dir: str, work: str, workers: int) -> dict:
         depends=clusters,
     )
     dedup.run()
+    return f"{work}/deduplicated"
+
+
+def jsonl_lines(paths) -> Iterator[str]:
+    """The lines of JSONL files, gzipped or not."""
+    for path in paths:
+        opener = gzip.open if str(path).endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8") as fh:
+            yield from fh
+
+
+def run(input_dir: str, work: str, workers: int) -> dict:
+    files = sorted(glob.glob(os.path.join(input_dir, "*.jsonl*")))
+    started = time.perf_counter()
+    output = minhash_dedup(input_dir, work, workers, len(files))
     seconds = time.perf_counter() - started
-    kept = 0
-    for path in glob.glob(f"{work}/deduplicated/*"):
-        opener = gzip.open if path.endswith(".gz") else open
-        with opener(path, "rt", encoding="utf-8") as fh:
-            kept += sum(1 for _ in fh)
-    total = 0
-    for path in files:
-        opener = gzip.open if path.endswith(".gz") else open
-        with opener(path, "rt", encoding="utf-8") as fh:
-            total += sum(1 for _ in fh)
+    kept = sum(1 for _ in jsonl_lines(glob.glob(f"{output}/*")))
+    total = sum(1 for _ in jsonl_lines(files))
     return {"seconds": round(seconds, 2), "kept": kept, "input": total}
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import glob
-import gzip
 import json
 import os
 import shutil
@@ -160,13 +159,6 @@ def local_language_filter(languages: list[str]):
 
 def run_datatrove(warcs: Path, work: Path, workers: int) -> dict:
     from datatrove.executor import LocalPipelineExecutor
-    from datatrove.pipeline.dedup import (
-        MinhashDedupBuckets,
-        MinhashDedupCluster,
-        MinhashDedupFilter,
-        MinhashDedupSignature,
-    )
-    from datatrove.pipeline.dedup.minhash import MinhashConfig
     from datatrove.pipeline.extractors import Trafilatura
     from datatrove.pipeline.filters import (
         C4QualityFilter,
@@ -174,21 +166,18 @@ def run_datatrove(warcs: Path, work: Path, workers: int) -> dict:
         GopherQualityFilter,
         GopherRepetitionFilter,
     )
-    from datatrove.pipeline.readers import JsonlReader, WarcReader
+    from datatrove.pipeline.readers import WarcReader
     from datatrove.pipeline.writers.jsonl import JsonlWriter
-    from datatrove.utils.hashing import HashConfig
+    from datatrove_minhash import jsonl_lines, minhash_dedup
 
-    files = sorted(p.name for p in warcs.iterdir())
-    tasks = len(files)
-    language = local_language_filter(["en"])
-    filtered, logs = work / "filtered", work / "logs"
-    config = MinhashConfig(hash_config=HashConfig(precision=64), num_buckets=14, hashes_per_bucket=8)
+    tasks = len(list(warcs.iterdir()))
+    filtered = work / "filtered"
     started = time.perf_counter()
-    filtering = LocalPipelineExecutor(
+    LocalPipelineExecutor(
         pipeline=[
             WarcReader(str(warcs), glob_pattern="*.warc*", default_metadata={"dump": "bench"}),
             Trafilatura(favour_precision=True),
-            language,
+            local_language_filter(["en"]),
             GopherRepetitionFilter(),
             GopherQualityFilter(),
             C4QualityFilter(filter_no_terminal_punct=False),
@@ -197,61 +186,16 @@ def run_datatrove(warcs: Path, work: Path, workers: int) -> dict:
         ],
         tasks=tasks,
         workers=workers,
-        logging_dir=str(logs / "filtering"),
-    )
-    filtering.run()
+        logging_dir=str(work / "logs" / "filtering"),
+    ).run()
     filtering_seconds = time.perf_counter() - started
-    signatures = LocalPipelineExecutor(
-        pipeline=[
-            JsonlReader(str(filtered)),
-            MinhashDedupSignature(output_folder=f"{work}/signatures", config=config),
-        ],
-        tasks=tasks,
-        workers=workers,
-        logging_dir=str(logs / "signatures"),
-    )
-    buckets = LocalPipelineExecutor(
-        pipeline=[
-            MinhashDedupBuckets(
-                input_folder=f"{work}/signatures", output_folder=f"{work}/buckets", config=config
-            )
-        ],
-        tasks=config.num_buckets,
-        workers=workers,
-        logging_dir=str(logs / "buckets"),
-        depends=signatures,
-    )
-    clusters = LocalPipelineExecutor(
-        pipeline=[
-            MinhashDedupCluster(
-                input_folder=f"{work}/buckets", output_folder=f"{work}/remove_ids", config=config
-            )
-        ],
-        tasks=1,
-        logging_dir=str(logs / "clusters"),
-        depends=buckets,
-    )
-    dedup = LocalPipelineExecutor(
-        pipeline=[JsonlReader(str(filtered)), MinhashDedupFilter(input_folder=f"{work}/remove_ids"),
-                  JsonlWriter(f"{work}/deduplicated")],
-        tasks=tasks,
-        workers=workers,
-        logging_dir=str(logs / "dedup"),
-        depends=clusters,
-    )  # fmt: skip
-    dedup.run()
+    output = minhash_dedup(str(filtered), str(work), workers, tasks)
     seconds = time.perf_counter() - started
     urls, characters = [], 0
-    for path in glob.glob(f"{work}/deduplicated/*"):
-        with (
-            gzip.open(path, "rt", encoding="utf-8")
-            if path.endswith(".gz")
-            else open(path, encoding="utf-8") as fh
-        ):
-            for line in fh:
-                doc = json.loads(line)
-                urls.append(doc.get("metadata", {}).get("url"))
-                characters += len(doc["text"])
+    for line in jsonl_lines(glob.glob(f"{output}/*")):
+        doc = json.loads(line)
+        urls.append(doc.get("metadata", {}).get("url"))
+        characters += len(doc["text"])
     return {
         "seconds": seconds,
         "stages": {
