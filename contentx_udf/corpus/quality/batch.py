@@ -36,7 +36,8 @@ class FilterBatch:
     * ``text``: a kept document's text after C4's line edits and PII masking (the input text,
       the same string, when nothing changed); a dropped document's input text;
     * ``changed``: ``text`` differs from the input;
-    * ``emails_masked``, ``ips_masked``: PII placeholders put in (0 unless ``mask_pii``);
+    * ``emails_masked``, ``ips_masked``: e-mail and IP addresses replaced by a fixed address
+      (0 unless ``mask_pii``);
     * ``c4_lines_removed``: lines C4 removed from a kept document.
     """
 

@@ -1,14 +1,14 @@
 """Opt-in masking of e-mail addresses and public IP addresses (``--mask-pii``).
 
-As datatrove's ``PIIFormatter`` (``datatrove/pipeline/formatters/pii.py``), with fixed
-placeholders instead of its rotating list of look-alike addresses:
+As datatrove's ``PIIFormatter`` (``datatrove/pipeline/formatters/pii.py``), with one fixed
+replacement address per kind instead of its rotating list of look-alike addresses:
 
 * an e-mail address (datatrove's pattern: a local part, ``@``, a domain of dotted labels or a
-  bracketed address) becomes :data:`EMAIL_PLACEHOLDER` ``email@example.com`` (example.com is
+  bracketed address) becomes :data:`EMAIL_MASK` ``email@example.com`` (example.com is
   reserved for examples);
 * an IPv4 address (four dotted numbers 0-255) or an IPv6 address (colon-separated hex groups,
-  ``::`` shortening included) becomes :data:`IPV4_PLACEHOLDER` ``0.0.0.0`` or
-  :data:`IPV6_PLACEHOLDER` ``::`` when ``ipaddress`` calls it global (``is_global``): private
+  ``::`` shortening included) becomes :data:`IPV4_MASK` ``0.0.0.0`` or
+  :data:`IPV6_MASK` ``::`` when ``ipaddress`` calls it global (``is_global``): private
   (10/8, 172.16/12, 192.168/16, fc00::/7), loopback (127/8, ::1), link-local (169.254/16,
   fe80::/10), documentation and other reserved addresses are kept;
 * not masked (unlike datatrove): dotted numbers that are part of a longer dotted run
@@ -16,7 +16,7 @@ placeholders instead of its rotating list of look-alike addresses:
   four-part number right after the word "version" or "ver." (``version 1.2.3.4``): these are
   version numbers.  Dates never have four dotted parts.
 
-The placeholders are not global addresses, so masking a masked text changes nothing.  Counts
+The replacements are not global addresses, so masking a masked text changes nothing.  Counts
 per document are returned for the report.
 """
 
@@ -31,9 +31,9 @@ import pyarrow.compute as pc
 
 from .arrays import as_strings, replace_at
 
-EMAIL_PLACEHOLDER = "email@example.com"
-IPV4_PLACEHOLDER = "0.0.0.0"
-IPV6_PLACEHOLDER = "::"
+EMAIL_MASK = "email@example.com"
+IPV4_MASK = "0.0.0.0"
+IPV6_MASK = "::"
 
 #: datatrove's e-mail pattern (RE2 and Python ``re`` read it alike).
 EMAIL = (
@@ -64,15 +64,16 @@ def _is_public(candidate: str) -> bool:
 def _mask_ips(text: str) -> tuple[str, int, int]:
     counts = [0, 0]
 
-    def replace(match: re.Match, placeholder: str, slot: int) -> str:
+    def mask(match: re.Match, replacement: str, slot: int) -> str:
+        """``replacement`` for a public address (counted in ``counts[slot]``), else the match."""
         if not _is_public(match.group(0)):
             return match.group(0)
         counts[slot] += 1
-        return placeholder
+        return replacement
 
-    text = _IPV4.sub(lambda m: replace(m, IPV4_PLACEHOLDER, 0), text)
+    text = _IPV4.sub(lambda m: mask(m, IPV4_MASK, 0), text)
     if "::" in text or text.count(":") >= 2:
-        text = _IPV6.sub(lambda m: replace(m, IPV6_PLACEHOLDER, 1), text)
+        text = _IPV6.sub(lambda m: mask(m, IPV6_MASK, 1), text)
     return text, counts[0], counts[1]
 
 
@@ -84,10 +85,10 @@ def mask_pii(texts) -> tuple[pa.Array, np.ndarray, np.ndarray]:
     texts = as_strings(texts)
     n = len(texts)
     found = pc.count_substring_regex(texts, EMAIL).to_numpy(zero_copy_only=False).astype(np.int64)
-    already = pc.count_substring(texts, EMAIL_PLACEHOLDER).to_numpy(zero_copy_only=False).astype(np.int64)
+    already = pc.count_substring(texts, EMAIL_MASK).to_numpy(zero_copy_only=False).astype(np.int64)
     emails = np.maximum(found - already, 0)
     if found.any():
-        texts = pc.replace_substring_regex(texts, EMAIL, EMAIL_PLACEHOLDER)
+        texts = pc.replace_substring_regex(texts, EMAIL, EMAIL_MASK)
     ips = np.zeros(n, np.int64)
     maybe = pc.or_(
         pc.match_substring_regex(texts, _MAYBE_IPV4), pc.match_substring_regex(texts, _MAYBE_IPV6)

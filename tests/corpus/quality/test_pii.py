@@ -1,4 +1,4 @@
-"""PII masking: e-mails and public IPv4/IPv6 addresses become fixed placeholders; version numbers,
+"""PII masking: e-mails and public IPv4/IPv6 addresses become fixed addresses; version numbers,
 dates and private or reserved addresses stay; counts per text."""
 
 from __future__ import annotations
