@@ -30,7 +30,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrays import ragged_index
+from .arrays import contains_literal, ragged_index
 from .settings import C4Settings
 from .text import TextBatch
 from .verdicts import Verdicts
@@ -99,7 +99,7 @@ class C4Quality:
             keep &= ~(spaced & _has_long_word(raw, batch.line_lengths[index], s.max_word_length))
         changed = np.zeros(len(index), bool)
         if s.citations:
-            bracket = _bools(pc.greater_equal(pc.find_substring(line, "["), 0))
+            bracket = contains_literal(line, "[")
             if bracket.any():
                 cleaned = pc.replace_substring_regex(line, CITATION, "")
                 changed = bracket & _bools(pc.not_equal(cleaned, line))
@@ -117,7 +117,7 @@ class C4Quality:
         if s.javascript_lines:
             keep &= ~_matches(line, "(?i)javascript")
         if s.curly_bracket:
-            curly = keep & (page_rule == 0) & _bools(pc.greater_equal(pc.find_substring(line, "{"), 0))
+            curly = keep & (page_rule == 0) & contains_literal(line, "{")
             page_rule[curly] = 2
         if s.policy_lines:
             keep &= ~_matches(line, "(?i)" + "|".join(POLICY_SUBSTRINGS))

@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrays import as_strings, list_offsets
+from .arrays import as_strings, count_literal, list_offsets
 from .settings import FineWebSettings
 from .text import duplicates
 from .verdicts import Verdicts, ratio
@@ -75,7 +75,7 @@ class FineWebQuality:
         if s.max_short_line_ratio is not None:
             short = np.bincount(doc[lengths <= s.short_line_length], minlength=n)
             v.fail("max_short_line_ratio", ratio(short, n_lines) > s.max_short_line_ratio)
-        newlines = pc.count_substring(texts, "\n").to_numpy(zero_copy_only=False).astype(np.int64)
+        newlines = count_literal(texts, "\n")
         if s.max_dup_line_char_ratio is not None:
             encoded = pc.dictionary_encode(lines)
             ids = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)

@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .arrays import contains_literal
 from .settings import GopherQualitySettings, GopherRepetitionSettings
 from .text import TextBatch, duplicates
 from .verdicts import Verdicts, ratio
@@ -153,7 +154,7 @@ class GopherRepetition:
         if s.dup_para_frac is None and s.dup_para_char_frac is None:
             return
         stripped = pc.utf8_trim_whitespace(batch.texts)
-        several = v.alive & (pc.find_substring(stripped, "\n\n").to_numpy(zero_copy_only=False) >= 0)
+        several = v.alive & contains_literal(stripped, "\n\n")
         if not several.any():
             return
         docs = np.flatnonzero(several)

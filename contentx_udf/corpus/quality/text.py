@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrays import as_strings, list_offsets, ragged_index
+from .arrays import as_strings, count_literal, list_offsets, ragged_index
 from .words import WHITESPACE, Words, no_space_script, split_words
 
 _OTHER_LINE_BREAKS = "\r\n|[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]"
@@ -92,7 +92,7 @@ class TextBatch:
 
     def count(self, substring: str) -> np.ndarray:
         """Per text: non-overlapping occurrences of ``substring`` (``str.count``)."""
-        return _ints(pc.count_substring(self.texts, substring))
+        return count_literal(self.texts, substring)
 
     # -- lines -----------------------------------------------------------------------------------
 

@@ -380,11 +380,11 @@ def _split_chunks(chunks: pa.Array) -> _Split:
     special = _mask(pc.is_in(chunks, value_set=_SPECIAL_CHUNKS))
     single &= ~special
     rest = ~single & ~special
-    mark = rest & _word_and_mark(chunks)
+    mark = _test_where(rest, _word_and_mark, chunks)
     rest &= ~mark
-    hyphenated = rest & _hyphenated(chunks)
+    hyphenated = _test_where(rest, _hyphenated, chunks)
     rest &= ~hyphenated
-    wrapped = rest & _wrapped(chunks)
+    wrapped = _test_where(rest, _wrapped, chunks)
     rules = rest & ~wrapped | special
     return _by_kind(
         chunks,
@@ -396,6 +396,16 @@ def _split_chunks(chunks: pa.Array) -> _Split:
             (rules, _split_by_rules),
         ],
     )
+
+
+def _test_where(where: np.ndarray, test: Callable[[pa.Array], np.ndarray], chunks: pa.Array) -> np.ndarray:
+    """``test`` (a per-string test) of the chunks where ``where`` holds, False elsewhere: each shape
+    is read only on the chunks no earlier shape took."""
+    out = np.zeros(len(chunks), bool)
+    index = np.flatnonzero(where)
+    if len(index):
+        out[index] = test(chunks.take(pa.array(index)))
+    return out
 
 
 def _letters_or_digits(strings: pa.Array) -> np.ndarray:
