@@ -44,6 +44,13 @@ def _build_parser() -> argparse.ArgumentParser:
         "domain, the model retrained per fold (needs the `train` extra)",
     )
     ev.add_argument("--seed", type=int, default=0, help="seed of the folds and the models (with --folds)")
+    ev.add_argument(
+        "--modes",
+        default="balanced",
+        metavar="LIST",
+        help="comma-separated modes of `combined` to score: balanced (default), precision, recall; "
+        "each mode but balanced adds a row `combined MODE` (and one to --folds)",
+    )
 
     ex = sub.add_parser(
         "extract",
@@ -56,6 +63,10 @@ def _build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--json", action="store_true", help="print {method, title, text, scores, status, error}")
     ex.add_argument("--content-type", help="HTTP Content-Type of the page (for the charset)")
     ex.add_argument("--url", help="URL of the page")
+    ex.add_argument(
+        "--mode",
+        help="mode of `combined`: balanced (default), precision (fewer wrong lines, more missed) or recall",
+    )
 
     tr = sub.add_parser(
         "train",
@@ -124,7 +135,10 @@ def _cmd_extract(args: argparse.Namespace) -> int:
 
         try:
             method = {} if args.method is None else {"method": args.method}
-            res = extract(html, **method, url=args.url, content_type=args.content_type)
+            mode = {} if args.mode is None else {"mode": args.mode}
+            if mode and args.method not in (None, "combined"):
+                raise UserError(f"--mode applies to the combined method, not {args.method}")
+            res = extract(html, **method, **mode, url=args.url, content_type=args.content_type)
         except ValueError as e:  # the library's "unknown method ...; valid: ..." message
             raise UserError(str(e)) from e
         out = {
@@ -152,6 +166,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
 
     if args.limit is not None and args.limit < 1:
         raise UserError("--limit must be at least 1")
+    modes = _modes(args.modes)
     if args.json_out is not None and not args.json_out.resolve().parent.is_dir():
         raise UserError(f"cannot write {args.json_out}: no such directory")
     try:
@@ -166,8 +181,12 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     if args.folds is not None and args.folds < 2:
         raise UserError("--folds must be at least 2")
     results = evaluation.evaluate(pages, methods, n_bootstrap=args.bootstrap)
+    if "combined" in methods:  # its row is the balanced mode; each other mode adds one
+        for mode in (m for m in modes if m != "balanced"):
+            runs = evaluation.run_method(pages, "combined", _extract_in(mode))
+            results.append(evaluation.score_runs(pages, f"combined {mode}", runs, n_bootstrap=args.bootstrap))
     if args.folds is not None:
-        results.append(_cross_validated(pages, args.folds, args.seed, args.bootstrap))
+        results += _cross_validated(pages, args.folds, args.seed, args.bootstrap, modes)
     print(evaluation.format_table(results), end="")
     if args.json_out is not None:
         payload = {"gold": str(args.gold), "n_pages": len(pages), "results": [r.to_dict() for r in results]}
@@ -178,9 +197,32 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cross_validated(pages, folds: int, seed: int, n_bootstrap: int):
-    """``combined`` scored by grouped K-fold cross-validation (each page by a model that saw no page
-    of its site)."""
+def _modes(text: str) -> list[str]:
+    """The ``--modes`` list, checked (balanced first when named)."""
+    from contentx_udf.settings import CHOICES
+
+    valid = CHOICES["combined", "mode"]
+    modes = list(dict.fromkeys(m.strip() for m in text.split(",") if m.strip()))
+    unknown = [m for m in modes if m not in valid]
+    if not modes or unknown:
+        named = ", ".join(unknown) or "(none)"
+        raise UserError(f"--modes: unknown mode(s) {named}; valid: {', '.join(valid)}")
+    return sorted(modes, key=valid.index)
+
+
+def _extract_in(mode: str):
+    """``contentx_udf.extract`` with ``combined``'s ``mode``."""
+    from contentx_udf import extract
+
+    def run(html, method, **kw):
+        return extract(html, method, mode=mode, **kw)
+
+    return run
+
+
+def _cross_validated(pages, folds: int, seed: int, n_bootstrap: int, modes: list[str]):
+    """``combined`` in each of ``modes`` scored by grouped K-fold cross-validation (each page by a
+    model that saw no page of its site)."""
     from contentx_udf import training
 
     def say(line: str) -> None:
@@ -188,7 +230,13 @@ def _cross_validated(pages, folds: int, seed: int, n_bootstrap: int):
 
     try:
         return training.cross_validated_result(
-            pages, folds, seed=seed, threads=os.cpu_count() or 1, progress=say, n_bootstrap=n_bootstrap
+            pages,
+            folds,
+            seed=seed,
+            threads=os.cpu_count() or 1,
+            progress=say,
+            n_bootstrap=n_bootstrap,
+            modes=modes,
         )
     except (ValueError, RuntimeError) as e:
         raise UserError(str(e)) from e

@@ -131,9 +131,21 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     # heading_window: a heading is kept with kept content at most this many blocks after it;
     # template_mix: share of a block's probability replaced by the mean of its template's blocks
     # (0 = off), for templates of at least template_min blocks (both: best in WCXB dev CV);
-    # model: path of a model file from `contentx train` ("" = the one shipped in the package).
-    "combined": {"threshold": 0.0, "heading_window": 2, "template_mix": 0.5, "template_min": 3, "model": ""},
+    # model: path of a model file from `contentx train` ("" = the one shipped in the package);
+    # mode: balanced | precision | recall, the page-type thresholds the page's threshold is drawn
+    # from (chosen by 5-fold grouped cross-validation on WCXB dev, training.MODE_THRESHOLDS).
+    "combined": {
+        "threshold": 0.0,
+        "heading_window": 2,
+        "template_mix": 0.5,
+        "template_min": 3,
+        "model": "",
+        "mode": "balanced",
+    },
 }
+
+#: The values a text parameter may take, by (method, name).
+CHOICES: dict[tuple[str, str], tuple[str, ...]] = {("combined", "mode"): ("balanced", "precision", "recall")}
 
 
 #: Largest value of a share or probability parameter, by (method, name).
@@ -162,6 +174,9 @@ def _check_value(method: str, name: str, default: Any, value: Any) -> Any:
         return float(value)
     if not isinstance(value, type(default)):
         raise ValueError(f"{where} must be a {type(default).__name__}, got {value!r}")
+    choices = CHOICES.get((method, name))
+    if choices is not None and value not in choices:
+        raise ValueError(f"{where} must be one of {', '.join(choices)}, got {value!r}")
     return value
 
 

@@ -7,7 +7,8 @@ arrays that :mod:`contentx_udf.methods.block_model` evaluates; a fixed seed, one
 the same pages give the same file.  Pages with a page type (WCXB's seven) also train the
 page-type classifier that sets each page's decision threshold (:data:`PAGE_TYPE_THRESHOLDS`).
 :func:`cross_validate` retrains both per fold with folds grouped by domain, so that no site is
-both trained and scored on.
+both trained and scored on; :func:`out_of_fold` and :func:`search_mode_thresholds` choose the
+thresholds of the ``precision`` and ``recall`` modes (:data:`MODE_THRESHOLDS`) the same way.
 
 Never train on the scrapinghub benchmark: it is the independent check of this model.
 """
@@ -29,9 +30,9 @@ import numpy as np
 
 from .evaluation import GoldPage, PageRun, score_runs, url_host, word_tokens
 from .methods.block_features import FEATURE_NAMES, PAGE_FEATURE_NAMES, block_features, page_features
-from .methods.block_model import BlockModel, PageTypes, TreeEnsemble
+from .methods.block_model import BALANCED, BlockModel, PageTypes, TreeEnsemble
 from .methods.blocks import content_document
-from .methods.combined import decide_blocks
+from .methods.combined import block_probability, decide_blocks
 from .page.document import Document
 from .settings import DEFAULTS
 
@@ -61,6 +62,36 @@ PAGE_TYPE_THRESHOLDS: dict[str, float] = {
     "listing": 0.45,
     "product": 0.4,
     "service": 0.4,
+}
+#: The modes of ``combined`` (``params["mode"]``): per-type thresholds stored in the model beside
+#: the balanced ones (PAGE_TYPE_THRESHOLDS).  Chosen by :func:`search_mode_thresholds` on the
+#: out-of-fold block probabilities of 5-fold grouped cross-validation on WCXB dev
+#: (``benchmarks/combined_modes.py``): ``precision`` is the best word F1 among per-type thresholds
+#: no lower than balanced's whose word precision is at least balanced's + MODE_MARGIN;
+#: ``recall`` the mirror (no higher, recall at least balanced's + MODE_MARGIN).
+MODE_MARGIN = 0.03
+#: WCXB dev CV on the threshold grid (benchmarks/combined_modes.py): balanced P 0.851 R 0.920 F1
+#: 0.861; precision P 0.884 R 0.851 F1 0.838 (article F1 0.953 as in balanced); recall P 0.807
+#: R 0.953 F1 0.848.
+MODE_THRESHOLDS: dict[str, dict[str, float]] = {
+    "precision": {
+        "article": 0.825,
+        "collection": 0.475,
+        "documentation": 0.825,
+        "forum": 0.7,
+        "listing": 0.6,
+        "product": 0.55,
+        "service": 0.625,
+    },
+    "recall": {
+        "article": 0.5,
+        "collection": 0.175,
+        "documentation": 0.35,
+        "forum": 0.225,
+        "listing": 0.075,
+        "product": 0.2,
+        "service": 0.2,
+    },
 }
 #: Training parameters of the page-type classifier (CatBoost names; one row per page).
 PAGE_TYPE_PARAMS: dict[str, Any] = {"iterations": 300, "depth": 5, "learning_rate": 0.1, "border_count": 64}
@@ -235,6 +266,12 @@ def fit_page_types(
         bias=bias,
         classes=tuple(classes),
         thresholds=tuple(threshold or PAGE_TYPE_THRESHOLDS.get(c, DEFAULT_THRESHOLD) for c in classes),
+        modes={}
+        if threshold
+        else {
+            mode: tuple(table.get(c, PAGE_TYPE_THRESHOLDS.get(c, DEFAULT_THRESHOLD)) for c in classes)
+            for mode, table in MODE_THRESHOLDS.items()
+        },
     )
 
 
@@ -272,11 +309,12 @@ def _oblivious_trees(classifier, sample: np.ndarray) -> tuple[np.ndarray, np.nda
     return split_feature, split_border, leaf_values, bias
 
 
-def predicted_text(model: BlockModel, rows: PageRows) -> str:
-    """The text ``combined`` extracts from a page's rows with ``model`` (same selection rule)."""
+def predicted_text(model: BlockModel, rows: PageRows, mode: str = BALANCED) -> str:
+    """The text ``combined`` extracts in ``mode`` from a page's rows with ``model`` (same
+    selection rule)."""
     if rows.labels.size == 0:
         return ""
-    keep, _, _ = decide_blocks(model, rows.matrix, rows.templates, DEFAULTS["combined"])
+    keep, _, _ = decide_blocks(model, rows.matrix, rows.templates, {**DEFAULTS["combined"], "mode": mode})
     return "\n".join(rows.texts[i] for i in keep.nonzero()[0].tolist())
 
 
@@ -313,19 +351,160 @@ def cross_validate(
     params: dict[str, Any] | None = None,
     progress: Callable[[str], None] | None = None,
     threads: int = 1,
-) -> list[str]:
-    """The text of every page extracted by a model trained on the other folds (grouped by site)."""
-    texts = [""] * len(rows)
+    modes: Sequence[str] = (BALANCED,),
+) -> dict[str, list[str]]:
+    """The text of every page in each of ``modes`` extracted by a model trained on the other
+    folds (grouped by site)."""
+    texts = {mode: [""] * len(rows) for mode in modes}
     for k, test in enumerate(grouped_folds([r.group for r in rows], folds, seed)):
         held_out = set(test.tolist())
         model = fit(
             [r for i, r in enumerate(rows) if i not in held_out], seed=seed, params=params, threads=threads
         )
         for i in test.tolist():
-            texts[i] = predicted_text(model, rows[i])
+            for mode in modes:
+                texts[mode][i] = predicted_text(model, rows[i], mode)
         if progress:
             progress(f"fold {k + 1}/{folds}: trained on {len(rows) - len(held_out)} pages")
     return texts
+
+
+@dataclass(frozen=True)
+class OutOfFold:
+    """One page's block probabilities (smoothed over its templates, as ``combined`` decides on
+    them) and page-type probabilities (over ``classes``) from a model that saw no page of its
+    site."""
+
+    probability: np.ndarray
+    page_types: np.ndarray
+    classes: tuple[str, ...]
+
+
+def out_of_fold(
+    rows: Sequence[PageRows],
+    folds: int = 5,
+    *,
+    seed: int = 0,
+    params: dict[str, Any] | None = None,
+    progress: Callable[[str], None] | None = None,
+    threads: int = 1,
+) -> list[OutOfFold | None]:
+    """:class:`OutOfFold` of every page (None for a page without blocks), by grouped K-fold
+    cross-validation: the material :func:`search_mode_thresholds` chooses thresholds on."""
+    combined = DEFAULTS["combined"]
+    out: list[OutOfFold | None] = [None] * len(rows)
+    for k, test in enumerate(grouped_folds([r.group for r in rows], folds, seed)):
+        held_out = set(test.tolist())
+        model = fit(
+            [r for i, r in enumerate(rows) if i not in held_out], seed=seed, params=params, threads=threads
+        )
+        if model.page_types is None:
+            raise ValueError("out-of-fold thresholds need pages of two page types or more")
+        for i in test.tolist():
+            r = rows[i]
+            if r.labels.size == 0:
+                continue
+            probability = block_probability(model, r.matrix, r.templates, combined)
+            types = model.page_types.probabilities(page_features(r.matrix))
+            out[i] = OutOfFold(probability, types, model.page_types.classes)
+        if progress:
+            progress(f"fold {k + 1}/{folds}: trained on {len(rows) - len(held_out)} pages")
+    return out
+
+
+#: Page thresholds at which :func:`threshold_scores` scores every page (a page's threshold, a
+#: weighted mean of type thresholds, is rounded to the nearest).
+THRESHOLD_GRID = np.round(np.arange(0.05, 0.9501, 0.0125), 4)
+
+
+def threshold_scores(
+    rows: Sequence[PageRows], oof: Sequence[OutOfFold | None], gold_texts: Sequence[str]
+) -> np.ndarray:
+    """Word precision, recall and F1 (WCXB metric) of every page at every page threshold of
+    :data:`THRESHOLD_GRID`: shape (pages, thresholds, 3)."""
+    from .evaluation import word_scores
+    from .methods.combined import select_blocks
+
+    heading = FEATURE_NAMES.index("heading")
+    window = DEFAULTS["combined"]["heading_window"]
+    out = np.zeros((len(rows), THRESHOLD_GRID.size, 3))
+    for i, (r, o, gold) in enumerate(zip(rows, oof, gold_texts, strict=True)):
+        gold_words = word_tokens(gold)
+        block_words = [word_tokens(t) for t in r.texts]
+        seen: dict[bytes, tuple[float, float, float]] = {}
+        for j, t in enumerate(THRESHOLD_GRID.tolist()):
+            if o is None:
+                keep = np.zeros(0, dtype=bool)
+            else:
+                keep = select_blocks(o.probability, r.matrix[:, heading] > 0, t, window)
+            key = keep.tobytes()
+            if key not in seen:
+                words = [w for b in keep.nonzero()[0].tolist() for w in block_words[b]]
+                score = word_scores(words, gold_words)
+                seen[key] = (score.precision, score.recall, score.f1)
+            out[i, j] = seen[key]
+    return out
+
+
+def page_type_matrix(oof: Sequence[OutOfFold | None]) -> np.ndarray:
+    """The page-type probabilities of every page (zeros for a page without blocks, whose text is
+    empty at every threshold): shape (pages, classes)."""
+    k = next(o.page_types.size for o in oof if o is not None)
+    return np.stack([o.page_types if o is not None else np.zeros(k) for o in oof])
+
+
+def mode_result(scores: np.ndarray, types: np.ndarray, thresholds: Sequence[float]) -> np.ndarray:
+    """Mean word precision, recall and F1 over the pages when each page type has the threshold of
+    ``thresholds`` (``scores``: :func:`threshold_scores`; ``types``: :func:`page_type_matrix`)."""
+    page = types @ np.asarray(thresholds, dtype=np.float64)
+    step = THRESHOLD_GRID[1] - THRESHOLD_GRID[0]
+    index = np.clip(np.rint((page - THRESHOLD_GRID[0]) / step).astype(np.intp), 0, THRESHOLD_GRID.size - 1)
+    return scores[np.arange(types.shape[0]), index].mean(axis=0)
+
+
+def search_mode_thresholds(
+    scores: np.ndarray,
+    types: np.ndarray,
+    balanced: Sequence[float],
+    goal: str,
+    margin: float = MODE_MARGIN,
+    step: float = 0.025,
+) -> tuple[tuple[float, ...], np.ndarray]:
+    """Per-type thresholds for mode ``goal`` (``precision`` or ``recall``) and their mean
+    (precision, recall, F1): the best F1 among thresholds on one side of ``balanced`` (higher for
+    precision, lower for recall) whose mean ``goal`` is at least balanced's + ``margin``.
+
+    Coordinate ascent on F1 + lambda * goal for a range of lambda, from ``balanced``; the best
+    feasible point seen wins (balanced itself when none is).  Thresholds are on a ``step`` grid
+    within THRESHOLD_GRID's range."""
+    column = {"precision": 0, "recall": 1}[goal]
+    sign = 1.0 if goal == "precision" else -1.0
+    start = np.asarray(balanced, dtype=np.float64)
+    need = mode_result(scores, types, start)[column] + margin
+    low, high = float(THRESHOLD_GRID[0]), float(THRESHOLD_GRID[-1])
+    best, best_result = tuple(start.tolist()), None
+    for weight in np.arange(0.0, 8.01, 0.25):
+        point = start.copy()
+        for _sweep in range(6):
+            moved = False
+            for k in range(point.size):
+                bound = high if sign > 0 else low
+                candidates = np.arange(start[k], bound + sign * 1e-9, sign * step)
+                values = []
+                for c in candidates:
+                    trial = point.copy()
+                    trial[k] = c
+                    result = mode_result(scores, types, trial)
+                    values.append(result[2] + weight * result[column])
+                choice = float(candidates[int(np.argmax(values))])
+                if abs(choice - point[k]) > 1e-9:
+                    point[k], moved = choice, True
+            result = mode_result(scores, types, point)
+            if result[column] >= need and (best_result is None or result[2] > best_result[2]):
+                best, best_result = tuple(np.round(point, 4).tolist()), result
+            if not moved:
+                break
+    return best, best_result if best_result is not None else mode_result(scores, types, start)
 
 
 def cross_validated_result(
@@ -336,14 +515,21 @@ def cross_validated_result(
     threads: int = 1,
     progress: Callable[[str], None] | None = None,
     n_bootstrap: int = 0,
-):
-    """``combined`` scored on ``pages`` by grouped K-fold cross-validation (each page by a model
-    that saw no page of its site): a row of ``contentx evaluate``'s table."""
+    modes: Sequence[str] = (BALANCED,),
+) -> list:
+    """``combined`` in each of ``modes`` scored on ``pages`` by grouped K-fold cross-validation
+    (each page by a model that saw no page of its site): rows of ``contentx evaluate``'s table,
+    named ``combined (K-fold CV)`` and ``combined MODE (K-fold CV)`` for the other modes."""
     started = time.perf_counter()
-    texts = cross_validate(build_rows(pages), folds, seed=seed, progress=progress, threads=threads)
+    rows = build_rows(pages)
+    texts = cross_validate(rows, folds, seed=seed, progress=progress, threads=threads, modes=modes)
     per_page = (time.perf_counter() - started) / max(len(pages), 1)
-    runs = [PageRun(text, None, per_page) for text in texts]
-    return score_runs(pages, f"combined ({folds}-fold CV)", runs, n_bootstrap=n_bootstrap)
+    results = []
+    for mode in modes:
+        runs = [PageRun(text, None, per_page) for text in texts[mode]]
+        name = "combined" if mode == BALANCED else f"combined {mode}"
+        results.append(score_runs(pages, f"{name} ({folds}-fold CV)", runs, n_bootstrap=n_bootstrap))
+    return results
 
 
 def describe_training(gold_dirs: Sequence[str | Path], pages: int, seed: int) -> dict[str, Any]:

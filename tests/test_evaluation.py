@@ -617,6 +617,26 @@ def test_cli_extract_unknown_method(fake_lib, page_file, capsys):
     assert err.count("\n") == 1 and "fake-article" in err and "Traceback" not in err
 
 
+def test_cli_modes_of_combined(page_file, tmp_path, capsys):
+    assert cli.main(["extract", str(page_file), "--mode", "precision", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["method"] == "combined" and obj["status"] == "ok" and "Main text of the article" in obj["text"]
+    for args, message in (
+        (["extract", str(page_file), "--mode", "fast"], "must be one of balanced, precision, recall"),
+        (["extract", str(page_file), "--method", "cectd-ds", "--mode", "recall"], "applies to the combined"),
+        (["evaluate", "--gold", str(tmp_path), "--modes", "precision,fast"], "unknown mode(s) fast"),
+    ):
+        assert cli.main(args) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    gold = tmp_path / "gold"
+    write_pairs(gold, {"a": (PAGE, GOLD), "b": (PAGE, GOLD)})
+    args = ["evaluate", "--gold", str(gold), "--methods", "combined", "--modes", "recall,precision"]
+    assert cli.main(args) == 0
+    rows = [line.split()[0:2] for line in capsys.readouterr().out.splitlines()]
+    assert ["combined", "precision"] in rows and ["combined", "recall"] in rows
+
+
 def test_cli_extract_missing_file(tmp_path, capsys):
     assert cli.main(["extract", str(tmp_path / "missing.html"), "--method", "full-text"]) == 2
     err = capsys.readouterr().err

@@ -12,14 +12,20 @@ from contentx_udf.evaluation import GoldPage
 from contentx_udf.methods.blocks import page_blocks
 from contentx_udf.page.document import Document
 from contentx_udf.training import (
+    MODE_THRESHOLDS,
+    THRESHOLD_GRID,
     block_labels,
     build_rows,
     cross_validate,
     fit,
     grouped_folds,
+    mode_result,
+    out_of_fold,
     page_group,
     page_rows,
     predicted_text,
+    search_mode_thresholds,
+    threshold_scores,
 )
 
 from .helpers import write_pairs
@@ -105,8 +111,52 @@ def test_a_model_trained_here_separates_content_from_boilerplate():
     again = fit(rows, seed=0, params={"iterations": 40, "depth": 3})
     assert np.array_equal(again.leaf_values, model.leaf_values)
     # cross-validation retrains per fold and returns a text per page
-    texts = cross_validate(rows, 2, seed=0, params={"iterations": 20, "depth": 3})
+    texts = cross_validate(rows, 2, seed=0, params={"iterations": 20, "depth": 3})["balanced"]
     assert len(texts) == len(rows) and all("study" in t for t in texts)
+
+
+def known_scores(pages: int = 40) -> tuple[np.ndarray, np.ndarray]:
+    """Per-page scores along THRESHOLD_GRID with a known trade-off, for two page types: on type 0
+    precision climbs from 0.6 to 1.0 as the threshold rises and recall falls from 1.0 to 0.7; on
+    type 1 precision climbs only to 0.8 and recall falls to 0.2."""
+    t = (THRESHOLD_GRID - THRESHOLD_GRID[0]) / (THRESHOLD_GRID[-1] - THRESHOLD_GRID[0])
+    curves = [(0.6 + 0.4 * t, 1.0 - 0.3 * t), (0.6 + 0.2 * t, 1.0 - 0.8 * t)]
+    types = np.zeros((pages, 2))
+    types[np.arange(pages), np.arange(pages) % 2] = 1.0
+    scores = np.zeros((pages, THRESHOLD_GRID.size, 3))
+    for i in range(pages):
+        precision, recall = curves[i % 2]
+        scores[i, :, 0], scores[i, :, 1] = precision, recall
+        scores[i, :, 2] = 2 * precision * recall / (precision + recall)
+    return scores, types
+
+
+def test_mode_thresholds_are_the_best_f1_that_meets_the_margin():
+    scores, types = known_scores()
+    balanced = (0.4, 0.4)
+    start = mode_result(scores, types, balanced)
+    for goal, column, sign in (("precision", 0, 1), ("recall", 1, -1)):
+        chosen, result = search_mode_thresholds(scores, types, balanced, goal, margin=0.03)
+        assert np.allclose(result, mode_result(scores, types, chosen))
+        assert result[column] >= start[column] + 0.03 - 1e-12
+        assert all(sign * (c - b) >= -1e-9 for c, b in zip(chosen, balanced, strict=True))
+        # no threshold pair on the search grid does better under the same constraint
+        grid = np.arange(0.05, 0.9501, 0.025)
+        best = max(
+            mode_result(scores, types, (a, b))[2]
+            for a in grid
+            for b in grid
+            if sign * (a - 0.4) >= -1e-9
+            and sign * (b - 0.4) >= -1e-9
+            and mode_result(scores, types, (a, b))[column] >= start[column] + 0.03
+        )
+        assert result[2] >= best - 1e-9
+    # precision is cheaper on type 0 (recall falls slowly there): the search raises it first
+    chosen, _ = search_mode_thresholds(scores, types, balanced, "precision", margin=0.03)
+    assert chosen[0] > 0.4 and chosen[0] - 0.4 >= chosen[1] - 0.4
+    # an unreachable margin leaves balanced
+    chosen, result = search_mode_thresholds(scores, types, balanced, "precision", margin=0.9)
+    assert chosen == balanced and np.allclose(result, start)
 
 
 def listing_page(seed: int) -> tuple[str, str]:
@@ -148,6 +198,20 @@ def test_page_types_learned_here_set_each_pages_threshold():
     # a fixed threshold applies to every type; pages of one type train no page-type classifier
     fixed = fit(rows, seed=0, params={"iterations": 10, "depth": 3}, threshold=0.35)
     assert fixed.threshold == 0.35 and fixed.page_types.thresholds == (0.35, 0.35)
+    # the modes' thresholds ride along: precision's no lower, recall's no higher than balanced's
+    for mode, table in MODE_THRESHOLDS.items():
+        assert types.modes[mode] == (table["article"], table["listing"])
+        sign = 1 if mode == "precision" else -1
+        assert all(sign * (m - b) >= 0 for m, b in zip(types.modes[mode], types.thresholds, strict=True))
+    assert fixed.page_types.modes == {}  # one fixed threshold: no modes
+    # out-of-fold probabilities: one per page with blocks, from a model that never saw its site
+    oof = out_of_fold(rows, 2, seed=0, params={"iterations": 10, "depth": 3})
+    assert all(o.probability.shape == r.labels.shape for o, r in zip(oof, rows, strict=True))
+    assert all(o.classes == ("article", "listing") and np.isclose(o.page_types.sum(), 1.0) for o in oof)
+    scores = threshold_scores(rows, oof, [p.text for p in pages])
+    assert scores.shape == (len(rows), THRESHOLD_GRID.size, 3) and scores.min() >= 0 and scores.max() <= 1
+    # a stricter page threshold never keeps more words: recall cannot rise along the grid
+    assert (np.diff(scores[:, :, 1], axis=1) <= 1e-12).all()
     assert fit(rows[1::2], seed=0, params={"iterations": 10, "depth": 3}).page_types is None
 
 

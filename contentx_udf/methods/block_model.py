@@ -31,7 +31,11 @@ from .block_features import page_features
 #: The model shipped inside the package (trained by ``contentx train``, see the README).
 SHIPPED_MODEL = Path(__file__).resolve().parent.parent / "models" / "combined.npz"
 
-#: Version of the file layout below (2 adds the optional page-type classifier; 1 still loads).
+#: The default mode of ``combined``: the page-type thresholds chosen for the best F1.
+BALANCED = "balanced"
+
+#: Version of the file layout below (2 adds the optional page-type classifier, and
+#: optionally its thresholds per mode; 1 still loads).
 FORMAT_VERSION = 2
 
 
@@ -119,16 +123,34 @@ class TreeEnsemble:
 class PageTypes(TreeEnsemble):
     """A page-type classifier (softmax over ``classes``) and the block decision threshold that
     suits each type: the threshold of a page is the average of those, weighted by the page's
-    type probabilities (articles want a stricter threshold than collection or product pages)."""
+    type probabilities (articles want a stricter threshold than collection or product pages).
+
+    ``thresholds`` are the ``balanced`` mode's; ``modes`` holds the thresholds of the other modes
+    of ``combined`` (``precision``, ``recall``: see ``training.MODE_THRESHOLDS``), one per class."""
 
     classes: tuple[str, ...] = ()
     thresholds: tuple[float, ...] = ()
+    modes: dict[str, tuple[float, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         super().__post_init__()
         k = len(self.classes)
         if self.leaf_values.ndim != 3 or self.leaf_values.shape[2] != k or len(self.thresholds) != k:
             raise ValueError("page-type classifier arrays do not match its classes")
+        if any(len(values) != k for values in self.modes.values()):
+            raise ValueError("page-type mode thresholds do not match its classes")
+
+    def mode_thresholds(self, mode: str = BALANCED) -> tuple[float, ...]:
+        """The threshold of each class in ``mode`` (ValueError when the model has none for it)."""
+        if mode == BALANCED:
+            return self.thresholds
+        try:
+            return self.modes[mode]
+        except KeyError:
+            raise ValueError(
+                f"block model has no thresholds for mode {mode!r} (it has: "
+                f"{', '.join([BALANCED, *self.modes])}): retrain it with `contentx train`"
+            ) from None
 
     def probabilities(self, vector: np.ndarray) -> np.ndarray:
         """Probability of each class for one page (``vector``: its page features)."""
@@ -136,8 +158,9 @@ class PageTypes(TreeEnsemble):
         raw = np.exp(raw - raw.max())
         return raw / raw.sum()
 
-    def threshold(self, probabilities: np.ndarray) -> float:
-        return float(probabilities @ np.asarray(self.thresholds, dtype=np.float64))
+    def threshold(self, probabilities: np.ndarray, mode: str = BALANCED) -> float:
+        """The decision threshold of a page with type ``probabilities`` in ``mode``."""
+        return float(probabilities @ np.asarray(self.mode_thresholds(mode), dtype=np.float64))
 
 
 @dataclass(frozen=True, eq=False)
@@ -154,13 +177,23 @@ class BlockModel(TreeEnsemble):
         """Probability that each row (block) is main content."""
         return 1.0 / (1.0 + np.exp(-self.raw_scores(matrix)))
 
-    def page_threshold(self, matrix: np.ndarray) -> tuple[float, dict[str, float]]:
-        """The decision threshold for the page whose block matrix is ``matrix`` and the page's type
-        probabilities (empty without a page-type classifier: then the threshold is fixed)."""
+    def check_mode(self, mode: str) -> None:
+        """ValueError unless the model has thresholds for ``mode`` (a model without a page-type
+        classifier has one threshold: ``balanced`` only)."""
+        if self.page_types is not None:
+            self.page_types.mode_thresholds(mode)
+        elif mode != BALANCED:
+            raise ValueError(f"block model has no page-type classifier, so no mode {mode!r}: only {BALANCED}")
+
+    def page_threshold(self, matrix: np.ndarray, mode: str = BALANCED) -> tuple[float, dict[str, float]]:
+        """The decision threshold in ``mode`` for the page whose block matrix is ``matrix`` and the
+        page's type probabilities (empty without a page-type classifier: then the threshold is
+        fixed)."""
         if self.page_types is None or matrix.shape[0] == 0:
+            self.check_mode(mode)
             return self.threshold, {}
         probabilities = self.page_types.probabilities(page_features(matrix))
-        return self.page_types.threshold(probabilities), dict(
+        return self.page_types.threshold(probabilities, mode), dict(
             zip(self.page_types.classes, probabilities.tolist(), strict=True)
         )
 
@@ -182,6 +215,7 @@ class BlockModel(TreeEnsemble):
                 "bias": np.asarray(types.bias, dtype=np.float64).tolist(),
                 "classes": list(types.classes),
                 "thresholds": list(types.thresholds),
+                "modes": {mode: list(values) for mode, values in types.modes.items()},
             }
             arrays.update(types._arrays("page_"))
         with open(path, "wb") as f:
@@ -208,6 +242,10 @@ class BlockModel(TreeEnsemble):
                     bias=np.asarray(types["bias"], dtype=np.float64),
                     classes=tuple(types["classes"]),
                     thresholds=tuple(float(t) for t in types["thresholds"]),
+                    modes={
+                        mode: tuple(float(t) for t in values)
+                        for mode, values in types.get("modes", {}).items()
+                    },
                 )
             return cls(
                 feature_names=tuple(record["feature_names"]),

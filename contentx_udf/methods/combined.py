@@ -17,7 +17,11 @@ The decision threshold depends on the page: a page-type classifier (from the pag
 columns and the word-weighted mean of every block feature) gives the probability of each WCXB
 page type, and the threshold is the average of the types' thresholds weighted by them (an
 article wants a stricter one than a collection or product page); ``threshold`` > 0 in the
-parameters fixes it instead.
+parameters fixes it instead.  ``mode`` picks the type thresholds: ``balanced`` (the best word F1
+in 5-fold grouped cross-validation on WCXB dev), ``precision`` (the best F1 among per-type
+thresholds no lower than balanced's whose cross-validated word precision is at least balanced's
+plus 0.03: for corpora, where a wrong line costs more than a missed one, as trafilatura's
+``favor_precision``) and ``recall``, its mirror (see ``training.MODE_THRESHOLDS``).
 
 Output: the kept blocks in document order, one per line; a heading just before kept content
 is kept with it.  Scores: ``content_confidence`` (mean probability of the kept blocks),
@@ -36,14 +40,15 @@ import numpy as np
 from ..page.document import Document
 from .base import MethodResult
 from .block_features import FEATURE_NAMES, PAGE_FEATURE_NAMES, block_features
-from .block_model import BlockModel, load_model
+from .block_model import BALANCED, BlockModel, load_model
 from .blocks import content_document
 
 
 def model_for(params: dict[str, Any]) -> BlockModel:
     """The model named by ``params["model"]`` (the shipped one when empty), checked against the
-    features this code computes."""
+    features this code computes and for thresholds of ``params["mode"]``."""
     model = load_model(params["model"] or None)
+    model.check_mode(params.get("mode", BALANCED))
     page_names = model.page_types.feature_names if model.page_types is not None else PAGE_FEATURE_NAMES
     if model.feature_names != FEATURE_NAMES or page_names != PAGE_FEATURE_NAMES:
         raise ValueError(
@@ -82,17 +87,25 @@ def smooth_by_template(
     return np.where(shared, (1.0 - mix) * probability + mix * mean.take(templates), probability)
 
 
+def block_probability(
+    model: BlockModel, matrix: np.ndarray, templates: np.ndarray, params: dict[str, Any]
+) -> np.ndarray:
+    """The model's probability that each block is content, smoothed over the page's templates
+    (weighted by the blocks' words)."""
+    words = np.expm1(matrix[:, _LOG_WORDS])
+    return smooth_by_template(
+        model.predict(matrix), templates, words + 1.0, params["template_mix"], params["template_min"]
+    )
+
+
 def decide_blocks(
     model: BlockModel, matrix: np.ndarray, templates: np.ndarray, params: dict[str, Any]
 ) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
     """The blocks to keep of a page with feature rows ``matrix`` (at least one), the probability
     they were decided on and the page-type probabilities: the model's probabilities smoothed over
     the templates, the page's threshold (or ``params["threshold"]``), headings with their section."""
-    words = np.expm1(matrix[:, _LOG_WORDS])
-    probability = smooth_by_template(
-        model.predict(matrix), templates, words + 1.0, params["template_mix"], params["template_min"]
-    )
-    threshold, page_types = model.page_threshold(matrix)
+    probability = block_probability(model, matrix, templates, params)
+    threshold, page_types = model.page_threshold(matrix, params.get("mode", BALANCED))
     if params["threshold"] > 0:
         threshold = params["threshold"]
     heading = matrix[:, _HEADING] > 0

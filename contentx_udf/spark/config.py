@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import UserError
-from ..settings import DEFAULT_METHOD, METHODS, resolve_params
+from ..settings import CHOICES, DEFAULT_METHOD, METHODS, resolve_params
 from .inputs import is_remote
 from .worker_env import CONF_DIR
 
@@ -118,6 +118,11 @@ def build_config(args: argparse.Namespace) -> JobConfig:
         except ValueError as exc:
             raise UserError(f"config: {exc}") from None
         params[method] = dict(overrides)
+    mode = getattr(args, "combined_mode", None)
+    if mode is not None:
+        params["combined"] = {**params.get("combined", {}), "mode": mode}
+    if "combined" in methods or mode is not None:
+        _check_combined(params.get("combined"))
     num_partitions = pick("num_partitions", None)
     if num_partitions is not None:
         positive_int("--num-partitions", num_partitions, allow_zero=False)
@@ -151,6 +156,17 @@ def build_config(args: argparse.Namespace) -> JobConfig:
     )
 
 
+def _check_combined(overrides: dict[str, Any] | None) -> None:
+    """``combined``'s parameters and its model (readable, with thresholds for the mode), checked
+    before any task starts: one line instead of an error row per page."""
+    from ..methods.combined import model_for
+
+    try:
+        model_for(resolve_params("combined", overrides))
+    except ValueError as exc:
+        raise UserError(f"combined: {exc}") from None
+
+
 def output_writer(config: JobConfig) -> str:
     """``arrow`` or ``spark``: ``auto`` picks the workers' pyarrow writer for local outputs."""
     if config.writer == "auto":
@@ -181,6 +197,13 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"comma-separated methods or 'all' (default: {DEFAULT_METHOD}); valid: {', '.join(METHODS)}",
     )
     p.add_argument("--config", default=None, help="job configuration (TOML; default conf/extract.toml)")
+    p.add_argument(
+        "--combined-mode",
+        default=None,
+        metavar="MODE",
+        help=f"mode of combined ({' | '.join(CHOICES['combined', 'mode'])}; default balanced): precision "
+        "keeps fewer wrong lines, as pretraining corpora want; overrides [params.combined] mode",
+    )
     p.add_argument("--resume", action="store_true", help="add only the inputs not yet in the output")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output")
     p.add_argument(

@@ -67,6 +67,25 @@ def test_one_output_per_class_and_the_weighted_threshold():
         dataclasses.replace(types, thresholds=(0.5,))
 
 
+def test_each_mode_has_its_own_type_thresholds(tmp_path):
+    types = dataclasses.replace(two_type_classifier(), modes={"precision": (0.8, 0.5), "recall": (0.4, 0.2)})
+    article = types.probabilities(np.array([-1.0, 0.0]))
+    assert types.threshold(article, "precision") == pytest.approx(0.8 * article[0] + 0.5 * article[1])
+    assert types.threshold(article, "recall") == pytest.approx(0.4 * article[0] + 0.2 * article[1])
+    assert types.threshold(article) == types.threshold(article, "balanced")
+    model = dataclasses.replace(two_tree_model(), page_types=types)
+    model.save(tmp_path / "m.npz")
+    assert BlockModel.load(tmp_path / "m.npz").page_types.modes == types.modes
+    # a model without a mode's thresholds says so, and how to get them
+    with pytest.raises(ValueError, match="no thresholds for mode 'precision'.*contentx train"):
+        two_type_classifier().threshold(article, "precision")
+    with pytest.raises(ValueError, match="only balanced"):
+        two_tree_model().check_mode("recall")
+    two_tree_model().check_mode("balanced")
+    with pytest.raises(ValueError, match="mode thresholds"):
+        dataclasses.replace(types, modes={"precision": (0.8,)})
+
+
 def test_save_and_load_round_trip(tmp_path):
     m = two_tree_model()
     path = tmp_path / "m.npz"
@@ -103,6 +122,10 @@ def test_shipped_model_matches_the_code():
     types = model.page_types  # WCXB's seven page types, each with its threshold
     assert types is not None and types.feature_names == PAGE_FEATURE_NAMES
     assert types.classes == tuple(sorted(PAGE_TYPES)) and all(0.0 < t < 1.0 for t in types.thresholds)
+    # precision's threshold is no lower than balanced's for every type, recall's no higher
+    assert set(types.modes) == {"precision", "recall"}
+    precision, recall = types.modes["precision"], types.modes["recall"]
+    assert all(p >= b >= r for p, b, r in zip(precision, types.thresholds, recall, strict=True))
     assert int(types.split_feature.max()) < len(PAGE_FEATURE_NAMES)
     threshold, probabilities = model.page_threshold(np.zeros((3, len(FEATURE_NAMES))))
     assert min(types.thresholds) <= threshold <= max(types.thresholds)

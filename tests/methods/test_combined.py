@@ -80,6 +80,17 @@ def test_blocks_of_a_template_are_pulled_to_its_mean():
     assert smooth_by_template(probability, templates, words, 0.0, 3) is probability
 
 
+def test_precision_keeps_a_subset_of_balanced_and_recall_a_superset():
+    modes = ("precision", "balanced", "recall")
+    runs = {mode: extract(ARTICLE_PAGE, "combined", mode=mode) for mode in modes}
+    assert all(r.status == "ok" for r in runs.values())
+    lines = {mode: set(r.text.split("\n")) for mode, r in runs.items()}
+    assert lines["precision"] <= lines["balanced"] <= lines["recall"]
+    assert sum(line.startswith("Paragraph ") for line in lines["precision"]) == len(ARTICLE)
+    with pytest.raises(ValueError, match="must be one of balanced, precision, recall"):
+        extract(ARTICLE_PAGE, "combined", mode="fast")
+
+
 def test_threshold_and_model_parameters():
     strict = extract(ARTICLE_PAGE, "combined", threshold=0.999999)
     loose = extract(ARTICLE_PAGE, "combined", threshold=0.000001)

@@ -155,6 +155,7 @@ def test_output_that_is_a_file_is_refused(tmp_path, capsys):
         (["--input", str(SAMPLE), "--max-html-bytes", "-5"], "--max-html-bytes"),
         (["--input", str(SAMPLE), "--resume", "--overwrite"], "exclude each other"),
         (["--input", str(SAMPLE), "--writer", "arrow", "--output", "s3a://bucket/x"], "local paths only"),
+        (["--input", str(SAMPLE), "--combined-mode", "fast"], "must be one of balanced, precision, recall"),
     ],
 )
 def test_user_errors_are_one_clear_line(argv, message, tmp_path, capsys):
@@ -165,6 +166,15 @@ def test_user_errors_are_one_clear_line(argv, message, tmp_path, capsys):
     assert code == 2
     assert message in err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_model_without_the_mode_is_one_line_before_any_task(tmp_path, capsys):
+    cfg = tmp_path / "mode.toml"
+    cfg.write_text(f'[params.combined]\nmodel = "{tmp_path / "missing.npz"}"\nmode = "precision"\n')
+    code = job.main(["--input", str(SAMPLE), "--output", str(tmp_path / "o"), "--config", str(cfg)])
+    err = capsys.readouterr().err
+    assert code == 2 and "cannot read block model" in err and "Traceback" not in err
+    assert not (tmp_path / "o").exists()
 
 
 def test_bad_config_value_is_one_clear_line(tmp_path, capsys):
