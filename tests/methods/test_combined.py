@@ -91,6 +91,43 @@ def test_precision_keeps_a_subset_of_balanced_and_recall_a_superset():
         extract(ARTICLE_PAGE, "combined", mode="fast")
 
 
+FURNISHED_ARTICLE = (
+    "<html><head><title>Council approves the budget</title></head><body>"
+    f"<header class='site-header'><nav>{NAV}</nav></header>"
+    "<main><article class='post'><h1>Council approves the budget</h1>"
+    "<div class='byline'>By <a rel='author' href='/authors/jane'>Jane Doe</a>, City Reporter</div>"
+    "<time datetime='2026-03-02'>March 2, 2026</time>"
+    "<figure><img src='/council.jpg' alt=''><figcaption>The council chamber on Monday evening. "
+    "Photo: John Smith</figcaption></figure>"
+    + "".join(f"<p>{p}</p>" for p in ARTICLE[:4])
+    + "<div class='newsletter-signup'><h3>Get the morning briefing</h3><p>Sign up for our newsletter "
+    "and get the day's top stories in your inbox.</p><form><input type='email' placeholder='Your email'>"
+    "<button>Subscribe</button></form></div>"
+    + "".join(f"<p>{p}</p>" for p in ARTICLE[4:])
+    + "</article><section id='comments' class='comments'><h2>3 comments</h2>"
+    + "".join(
+        f"<div class='comment' itemprop='comment'><span class='comment-author'>reader{k}</span>"
+        f"<p class='comment-body'>I think this is a {w} decision for the town and I hope they follow "
+        "through on it.</p></div>"
+        for k, w in enumerate(["great", "terrible", "reasonable"])
+    )
+    + "</section></main><footer class='site-footer'><p>Copyright 2026 The Paper.</p></footer></body></html>"
+)
+
+
+def test_modes_on_an_article_with_caption_byline_newsletter_and_comments():
+    modes = ("precision", "balanced", "recall")
+    texts = {m: extract(FURNISHED_ARTICLE, "combined", mode=m).text for m in modes}
+    for mode, text in texts.items():
+        assert sum(line.startswith("Paragraph ") for line in text.split("\n")) == len(ARTICLE), mode
+        assert "decision for the town" not in text and "Copyright" not in text, mode  # comments, footer
+    for mode in ("precision", "balanced"):
+        assert "Photo: John Smith" not in texts[mode] and "Jane Doe" not in texts[mode], mode
+    assert "Photo: John Smith" in texts["recall"]  # the recall mode keeps the caption
+    lines = {m: set(t.split("\n")) for m, t in texts.items()}
+    assert lines["precision"] <= lines["balanced"] <= lines["recall"]
+
+
 def test_threshold_and_model_parameters():
     strict = extract(ARTICLE_PAGE, "combined", threshold=0.999999)
     loose = extract(ARTICLE_PAGE, "combined", threshold=0.000001)
