@@ -65,9 +65,7 @@ def main() -> int:
     parts = []
     for mode, (thresholds, (precision, recall, f1)) in chosen.items():
         table = dict(zip(classes, thresholds, strict=True))
-        page = types @ np.asarray(thresholds)
-        index = np.clip(np.rint((page - training.THRESHOLD_GRID[0]) / 0.0125).astype(np.intp), 0, None)
-        f1_pages = scores[np.arange(len(pages)), np.minimum(index, training.THRESHOLD_GRID.size - 1), 2]
+        f1_pages = training.page_scores(scores, types, thresholds)[:, 2]
         by_type = {t: float(f1_pages[kinds == t].mean()) for t in sorted(set(kinds))}
         print(f"{mode}: P {precision:.4f} R {recall:.4f} F1 {f1:.4f}")
         print(f"  thresholds {table}")

@@ -24,7 +24,7 @@ sys.path.insert(0, str(REPO))
 
 from extract_speed import optional_competitors  # noqa: E402  (trafilatura, resiliparse)
 
-from contentx_udf import evaluation, extract, training  # noqa: E402
+from contentx_udf import evaluation, training  # noqa: E402
 from contentx_udf.settings import CHOICES  # noqa: E402
 
 MODES = CHOICES["combined", "mode"]
@@ -60,9 +60,7 @@ def main() -> int:
     pages = evaluation.load_gold(args.gold)
     results = evaluation.evaluate(pages, [evaluation.FULL_TEXT, "cectd-ds", "combined"])
     for mode in MODES[1:]:
-        runs = evaluation.run_method(
-            pages, "combined", lambda html, method, mode=mode, **kw: extract(html, method, mode=mode, **kw)
-        )
+        runs = evaluation.run_method(pages, "combined", params={"mode": mode})
         results.append(evaluation.score_runs(pages, f"combined {mode}", runs))
     for name, fn in {**optional_competitors(), **trafilatura_modes()}.items():
         runs = evaluation.run_method(pages, name, lambda html, method, fn=fn, **_: _Result(fn(html) or ""))

@@ -183,7 +183,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     results = evaluation.evaluate(pages, methods, n_bootstrap=args.bootstrap)
     if "combined" in methods:  # its row is the balanced mode; each other mode adds one
         for mode in (m for m in modes if m != "balanced"):
-            runs = evaluation.run_method(pages, "combined", _extract_in(mode))
+            runs = evaluation.run_method(pages, "combined", params={"mode": mode})
             results.append(evaluation.score_runs(pages, f"combined {mode}", runs, n_bootstrap=args.bootstrap))
     if args.folds is not None:
         results += _cross_validated(pages, args.folds, args.seed, args.bootstrap, modes)
@@ -208,16 +208,6 @@ def _modes(text: str) -> list[str]:
         named = ", ".join(unknown) or "(none)"
         raise UserError(f"--modes: unknown mode(s) {named}; valid: {', '.join(valid)}")
     return sorted(modes, key=valid.index)
-
-
-def _extract_in(mode: str):
-    """``contentx_udf.extract`` with ``combined``'s ``mode``."""
-    from contentx_udf import extract
-
-    def run(html, method, **kw):
-        return extract(html, method, mode=mode, **kw)
-
-    return run
 
 
 def _cross_validated(pages, folds: int, seed: int, n_bootstrap: int, modes: list[str]):

@@ -582,21 +582,27 @@ class PageRun:
 ExtractFn = Any
 
 
-def run_method(pages: Sequence[GoldPage], method: str, extract: ExtractFn | None = None) -> list[PageRun]:
-    """Run ``method`` once per page (timed).  ``extract`` replaces :func:`contentx_udf.extract`, e.g. to
-    evaluate a model trained on the other folds; ``full-text`` never uses it."""
+def run_method(
+    pages: Sequence[GoldPage],
+    method: str,
+    extract: ExtractFn | None = None,
+    params: dict[str, Any] | None = None,
+) -> list[PageRun]:
+    """Run ``method`` once per page (timed), with parameter overrides ``params`` (e.g. ``combined``'s
+    ``mode``).  ``extract`` replaces :func:`contentx_udf.extract`, e.g. to evaluate a model trained
+    on the other folds; ``full-text`` never uses it."""
     if extract is None and method != FULL_TEXT:
         from contentx_udf import extract
-    return [_run_one(page, method, extract) for page in pages]
+    return [_run_one(page, method, extract, params or {}) for page in pages]
 
 
-def _run_one(page: GoldPage, method: str, extract: ExtractFn) -> PageRun:
+def _run_one(page: GoldPage, method: str, extract: ExtractFn, params: dict[str, Any]) -> PageRun:
     t0 = time.perf_counter()
     try:
         if method == FULL_TEXT:
             text, err = full_text(page.html), None
         else:
-            res = extract(page.html, method, url=page.url)
+            res = extract(page.html, method, url=page.url, **params)
             failed = res.status == "error"  # "empty" is a scored empty text, not a failure
             text = "" if failed else (res.text or "")
             err = (res.error or "error") if failed else None

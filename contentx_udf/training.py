@@ -20,7 +20,7 @@ import multiprocessing
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -343,6 +343,24 @@ def grouped_folds(groups: Sequence[str], folds: int, seed: int = 0) -> list[np.n
     return [np.array(sorted(f), dtype=np.int64) for f in out]
 
 
+def _fold_models(
+    rows: Sequence[PageRows],
+    folds: int,
+    seed: int,
+    params: dict[str, Any] | None,
+    threads: int,
+    progress: Callable[[str], None] | None,
+) -> Iterator[tuple[BlockModel, list[int]]]:
+    """For each of ``folds`` folds grouped by site: a model fitted on the other folds and the
+    indices of the fold's pages."""
+    for k, test in enumerate(grouped_folds([r.group for r in rows], folds, seed)):
+        held_out = set(test.tolist())
+        trained = [r for i, r in enumerate(rows) if i not in held_out]
+        yield fit(trained, seed=seed, params=params, threads=threads), test.tolist()
+        if progress:
+            progress(f"fold {k + 1}/{folds}: trained on {len(trained)} pages")
+
+
 def cross_validate(
     rows: Sequence[PageRows],
     folds: int = 5,
@@ -356,16 +374,10 @@ def cross_validate(
     """The text of every page in each of ``modes`` extracted by a model trained on the other
     folds (grouped by site)."""
     texts = {mode: [""] * len(rows) for mode in modes}
-    for k, test in enumerate(grouped_folds([r.group for r in rows], folds, seed)):
-        held_out = set(test.tolist())
-        model = fit(
-            [r for i, r in enumerate(rows) if i not in held_out], seed=seed, params=params, threads=threads
-        )
-        for i in test.tolist():
+    for model, test in _fold_models(rows, folds, seed, params, threads, progress):
+        for i in test:
             for mode in modes:
                 texts[mode][i] = predicted_text(model, rows[i], mode)
-        if progress:
-            progress(f"fold {k + 1}/{folds}: trained on {len(rows) - len(held_out)} pages")
     return texts
 
 
@@ -393,22 +405,15 @@ def out_of_fold(
     cross-validation: the material :func:`search_mode_thresholds` chooses thresholds on."""
     combined = DEFAULTS["combined"]
     out: list[OutOfFold | None] = [None] * len(rows)
-    for k, test in enumerate(grouped_folds([r.group for r in rows], folds, seed)):
-        held_out = set(test.tolist())
-        model = fit(
-            [r for i, r in enumerate(rows) if i not in held_out], seed=seed, params=params, threads=threads
-        )
+    for model, test in _fold_models(rows, folds, seed, params, threads, progress):
         if model.page_types is None:
             raise ValueError("out-of-fold thresholds need pages of two page types or more")
-        for i in test.tolist():
+        for i in test:
             r = rows[i]
-            if r.labels.size == 0:
-                continue
-            probability = block_probability(model, r.matrix, r.templates, combined)
-            types = model.page_types.probabilities(page_features(r.matrix))
-            out[i] = OutOfFold(probability, types, model.page_types.classes)
-        if progress:
-            progress(f"fold {k + 1}/{folds}: trained on {len(rows) - len(held_out)} pages")
+            if r.labels.size:
+                probability = block_probability(model, r.matrix, r.templates, combined)
+                types = model.page_types.probabilities(page_features(r.matrix))
+                out[i] = OutOfFold(probability, types, model.page_types.classes)
     return out
 
 
@@ -430,13 +435,14 @@ def threshold_scores(
     out = np.zeros((len(rows), THRESHOLD_GRID.size, 3))
     for i, (r, o, gold) in enumerate(zip(rows, oof, gold_texts, strict=True)):
         gold_words = word_tokens(gold)
+        if o is None:  # no blocks: an empty text at every threshold
+            empty = word_scores([], gold_words)
+            out[i] = (empty.precision, empty.recall, empty.f1)
+            continue
         block_words = [word_tokens(t) for t in r.texts]
-        seen: dict[bytes, tuple[float, float, float]] = {}
+        seen: dict[bytes, tuple[float, float, float]] = {}  # a selection is scored once
         for j, t in enumerate(THRESHOLD_GRID.tolist()):
-            if o is None:
-                keep = np.zeros(0, dtype=bool)
-            else:
-                keep = select_blocks(o.probability, r.matrix[:, heading] > 0, t, window)
+            keep = select_blocks(o.probability, r.matrix[:, heading] > 0, t, window)
             key = keep.tobytes()
             if key not in seen:
                 words = [w for b in keep.nonzero()[0].tolist() for w in block_words[b]]
@@ -453,13 +459,20 @@ def page_type_matrix(oof: Sequence[OutOfFold | None]) -> np.ndarray:
     return np.stack([o.page_types if o is not None else np.zeros(k) for o in oof])
 
 
-def mode_result(scores: np.ndarray, types: np.ndarray, thresholds: Sequence[float]) -> np.ndarray:
-    """Mean word precision, recall and F1 over the pages when each page type has the threshold of
-    ``thresholds`` (``scores``: :func:`threshold_scores`; ``types``: :func:`page_type_matrix`)."""
+def page_scores(scores: np.ndarray, types: np.ndarray, thresholds: Sequence[float]) -> np.ndarray:
+    """Every page's word precision, recall and F1 when each page type has the threshold of
+    ``thresholds`` (the page's threshold, their mean weighted by its type probabilities, rounded
+    to THRESHOLD_GRID): shape (pages, 3).  ``scores``: :func:`threshold_scores`; ``types``:
+    :func:`page_type_matrix`."""
     page = types @ np.asarray(thresholds, dtype=np.float64)
     step = THRESHOLD_GRID[1] - THRESHOLD_GRID[0]
     index = np.clip(np.rint((page - THRESHOLD_GRID[0]) / step).astype(np.intp), 0, THRESHOLD_GRID.size - 1)
-    return scores[np.arange(types.shape[0]), index].mean(axis=0)
+    return scores[np.arange(types.shape[0]), index]
+
+
+def mode_result(scores: np.ndarray, types: np.ndarray, thresholds: Sequence[float]) -> np.ndarray:
+    """Mean word precision, recall and F1 over the pages (:func:`page_scores`)."""
+    return page_scores(scores, types, thresholds).mean(axis=0)
 
 
 def search_mode_thresholds(
@@ -481,30 +494,30 @@ def search_mode_thresholds(
     sign = 1.0 if goal == "precision" else -1.0
     start = np.asarray(balanced, dtype=np.float64)
     need = mode_result(scores, types, start)[column] + margin
-    low, high = float(THRESHOLD_GRID[0]), float(THRESHOLD_GRID[-1])
+    bound = float(THRESHOLD_GRID[-1] if sign > 0 else THRESHOLD_GRID[0])
+    candidates = [np.arange(s, bound + sign * 1e-9, sign * step) for s in start]
     best, best_result = tuple(start.tolist()), None
     for weight in np.arange(0.0, 8.01, 0.25):
         point = start.copy()
         for _sweep in range(6):
-            moved = False
-            for k in range(point.size):
-                bound = high if sign > 0 else low
-                candidates = np.arange(start[k], bound + sign * 1e-9, sign * step)
-                values = []
-                for c in candidates:
-                    trial = point.copy()
-                    trial[k] = c
-                    result = mode_result(scores, types, trial)
-                    values.append(result[2] + weight * result[column])
-                choice = float(candidates[int(np.argmax(values))])
-                if abs(choice - point[k]) > 1e-9:
-                    point[k], moved = choice, True
+            before = point.copy()
+            for k, values in enumerate(candidates):
+                gain = [_objective(scores, types, point, k, c, column, weight) for c in values]
+                point[k] = values[int(np.argmax(gain))]
             result = mode_result(scores, types, point)
             if result[column] >= need and (best_result is None or result[2] > best_result[2]):
                 best, best_result = tuple(np.round(point, 4).tolist()), result
-            if not moved:
+            if np.allclose(point, before):
                 break
     return best, best_result if best_result is not None else mode_result(scores, types, start)
+
+
+def _objective(scores, types, point: np.ndarray, k: int, value: float, column: int, weight: float) -> float:
+    """F1 + ``weight`` x the goal's column with type ``k``'s threshold set to ``value``."""
+    trial = point.copy()
+    trial[k] = value
+    result = mode_result(scores, types, trial)
+    return float(result[2] + weight * result[column])
 
 
 def cross_validated_result(
