@@ -161,8 +161,8 @@ def write_rows(table: Path, docs, day: int = 1, jsonl: Path | None = None) -> No
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from contentx_udf.corpus.language import text_hash
     from contentx_udf.spark.worker import arrow_schema
+    from contentx_udf.text.language import text_hash
 
     schema = arrow_schema()
     schema = schema.remove(schema.get_field_index("method"))

@@ -7,7 +7,7 @@ Measures, per page, ``time.process_time`` of:
   * each method of METHODS through ``extract`` (decode + parse + method);
   * ``extract_all`` with every method (one parse, shared statistics);
   * trafilatura and resiliparse when installed (``pip install -e .[bench]``);
-  * the language id + text hash the job adds to every ``ok`` row (``contentx_udf.corpus.language``),
+  * the language id + text hash the job adds to every ``ok`` row (``contentx_udf.text.language``),
     on the default method's text of each page (goal: below the default method's own cost).
 Prints a table (median ms, p95 ms, pages/s, median ratio to the floor) and, last, one line
 with every median ratio so runs can be compared.
@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO))
 from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 
 from contentx_udf import DEFAULT_METHOD, METHODS, extract, extract_all  # noqa: E402
-from contentx_udf.corpus.language import detect_language, text_hash  # noqa: E402
+from contentx_udf.text.language import detect_language, text_hash  # noqa: E402
 
 LANGUAGE_ROW = "language id + hash"
 

@@ -44,13 +44,13 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from contentx_udf import extract  # noqa: E402
-from contentx_udf.corpus.language import detect_language  # noqa: E402
 from contentx_udf.corpus.quality.batch import apply_filters  # noqa: E402
 from contentx_udf.corpus.quality.c4 import C4Quality  # noqa: E402
 from contentx_udf.corpus.quality.fineweb import FineWebQuality  # noqa: E402
 from contentx_udf.corpus.quality.gopher import GopherQuality, GopherRepetition  # noqa: E402
 from contentx_udf.corpus.quality.settings import PRESETS  # noqa: E402
 from contentx_udf.corpus.quality.text import TextBatch  # noqa: E402
+from contentx_udf.text.language import detect_language  # noqa: E402
 from contentx_udf.warc.reader import iter_warc_rows  # noqa: E402
 
 SHARED = REPO.parent / "shared"

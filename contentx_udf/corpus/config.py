@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from ..errors import UserError
 from ..evaluation import PAGE_TYPES
 from ..settings import DEFAULT_METHOD
-from .language import parse_languages
+from ..text.language import parse_languages
 from .minhash import NUM_PERM, MinHashParams, optimal_bands
 from .quality.settings import Settings, add_filter_arguments, filter_settings, is_active
 

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from .language import text_hash
+from ..text.language import text_hash
 from .minhash import MinHashParams, band_hashes, has_signature, shingle_hashes, signatures, word_hashes
 
 #: Bits of each MinHash value kept in the sketch used to verify an edge: two different values agree

@@ -125,7 +125,7 @@ def _unextracted_row(base: dict[str, Any], method: str, status: str, error: str)
 def rows_for_record(rec, warc_filename: str, settings: WorkerSettings) -> list[dict[str, Any]]:
     """Output rows of one WARC record: one per method for an HTML page, else one ``none`` row."""
     from ..core import extract_all
-    from ..corpus.language import detect_language, text_hash
+    from ..text.language import detect_language, text_hash
 
     base = _base_row(rec, warc_filename)
     if rec.status != "ok" or not rec.is_html:

@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from contentx_udf.corpus.language import detect_language, text_hash
 from contentx_udf.spark.worker import arrow_schema
+from contentx_udf.text.language import detect_language, text_hash
 
 WORDS = (
     "council budget river bridge transport repair school library museum market harbour station "

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from contentx_udf import cli
-from contentx_udf.corpus.language import text_hash
+from contentx_udf.text.language import text_hash
 
 from .tables import table_row, write_table
 

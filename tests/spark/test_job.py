@@ -110,7 +110,7 @@ def test_extracted_text_is_real_text(spark, sample_run):
 
 
 def test_ok_rows_carry_language_and_hash_and_others_none(spark, sample_run):
-    from contentx_udf.corpus.language import LANGUAGES, text_hash
+    from contentx_udf.text.language import LANGUAGES, text_hash
 
     rows = read_table(spark, sample_run[0]).select(
         "status", "text", "language", "language_score", "text_hash", "content_languages"

@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrays import as_strings, replace_at
+from ...text.arrays import as_strings, replace_at
 from .c4 import C4Quality
 from .fineweb import FineWebQuality
 from .gopher import GopherQuality, GopherRepetition

@@ -30,11 +30,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrays import contains_literal, ragged_index
+from ...text.arrays import contains_literal, ragged_index
+from ...text.words import TERMINAL_PUNCTUATION, WHITESPACE, Words, split_words
 from .settings import C4Settings
 from .text import TextBatch
 from .verdicts import Verdicts
-from .words import TERMINAL_PUNCTUATION, WHITESPACE, Words, split_words
 
 RULES = ("lorem_ipsum", "curly_bracket", "min_sentences")
 

@@ -20,11 +20,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrays import as_strings, count_literal, list_offsets
+from ...text.arrays import as_strings, count_literal, list_offsets
+from ...text.words import TERMINAL_PUNCTUATION, WHITESPACE
 from .settings import FineWebSettings
 from .text import duplicates
 from .verdicts import Verdicts, ratio
-from .words import TERMINAL_PUNCTUATION, WHITESPACE
 
 RULES = (
     "empty",

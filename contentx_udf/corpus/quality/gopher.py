@@ -16,11 +16,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrays import contains_literal
+from ...text.arrays import contains_literal
+from ...text.words import WHITESPACE
 from .settings import GopherQualitySettings, GopherRepetitionSettings
 from .text import TextBatch, duplicates
 from .verdicts import Verdicts, ratio
-from .words import WHITESPACE
 
 # --- Gopher repetition -------------------------------------------------------------------------
 

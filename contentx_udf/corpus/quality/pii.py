@@ -29,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrays import as_strings, count_literal, replace_at
+from ...text.arrays import as_strings, count_literal, replace_at
 
 EMAIL_MASK = "email@example.com"
 IPV4_MASK = "0.0.0.0"

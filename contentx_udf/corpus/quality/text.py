@@ -17,8 +17,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrays import as_strings, count_literal, list_offsets, ragged_index
-from .words import WHITESPACE, Words, no_space_script, split_words
+from ...text.arrays import as_strings, count_literal, list_offsets, ragged_index
+from ...text.words import WHITESPACE, Words, no_space_script, split_words
 
 _OTHER_LINE_BREAKS = "\r\n|[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]"
 

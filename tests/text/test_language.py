@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from contentx_udf.corpus.language import LANGUAGES, detect_language, parse_languages, text_hash
+from contentx_udf.text.language import LANGUAGES, detect_language, parse_languages, text_hash
 
 LABELLED = {
     "en": "The council approved the new budget on Tuesday after a long debate about the cost of "

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from contentx_udf.corpus.quality.words import no_space_script, split_words
+from contentx_udf.text.words import no_space_script, split_words
 
 
 def words_of(text: str) -> list[str]:
