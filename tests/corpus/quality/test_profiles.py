@@ -263,3 +263,16 @@ def test_a_mixed_batch_decides_as_each_document_alone():
     assert together.rule.to_pylist()[2] == "fineweb.max_newline_word_ratio"  # Spanish only
     assert together.drop.to_pylist()[-1] == "gopher_quality"  # French skips FineWeb quality
     assert len(set(together.rule.to_pylist())) >= 4  # kept, and dropped by different rules
+
+
+def test_the_shipped_configs_fineweb2_example_works(tmp_path):
+    from contentx_udf.corpus.quality.settings import DEFAULT_CONFIG
+
+    lines = DEFAULT_CONFIG.read_text(encoding="utf-8").splitlines()
+    start = lines.index("# [filters.fineweb2.deu_Latn]")
+    example = "\n".join(line[2:] for line in lines[start:] if line.startswith("# "))
+    config = tmp_path / "corpus.toml"
+    config.write_text('[filters]\npreset = "fineweb2"\n' + example + "\n")
+    s = profile_for(parse(config=config), "deu_Latn").settings
+    assert s.fineweb.max_newline_word_ratio == 0.2 and s.gopher_quality.min_words == 30
+    assert s.gopher_quality.stop_words_of("deu_Latn") == ("der", "die", "und")
