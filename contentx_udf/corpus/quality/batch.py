@@ -5,7 +5,7 @@ FineWeb order ``url`` -> ``language_score`` -> ``gopher_repetition`` -> ``gopher
 ``c4`` -> ``fineweb`` (C4 edits the text before FineWeb reads it), or FineWeb-2's
 ``gopher_repetition`` -> ``fineweb`` -> ``gopher_quality`` with ``fineweb2``, where every
 document is filtered with its language's profile (:mod:`.profiles`); PII masking comes last, on
-kept documents only.  Words and lines are cut once per batch, or per language group
+kept documents only.  Words and lines are cut once per batch, or once per segmenter
 (:class:`.text.TextBatch`), and shared.
 """
 
@@ -121,8 +121,9 @@ def apply_filters(
     ``languages`` None means English for every text) and return :class:`FilterBatch`.
 
     With language profiles (``fineweb2``) each document's language key is computed once
-    (:func:`~contentx_udf.text.codes.language_keys`), the batch is grouped by key and each group
-    is filtered with its profile's settings and segmenter (:mod:`.profiles`)."""
+    (:func:`~contentx_udf.text.codes.language_keys`) and gives its profile (:mod:`.profiles`);
+    the batch is grouped by the profiles' segmenters and each group filtered in one pass, every
+    threshold a per-document array (:func:`.profiles.combined_settings`)."""
     texts = as_strings(texts)
     n = len(texts)
     if texts.null_count:
