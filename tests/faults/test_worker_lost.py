@@ -50,13 +50,15 @@ def inputs(tmp_path):
     return paths
 
 
-def test_an_executor_killed_mid_run_loses_nothing(spark, tmp_path, inputs):
+@pytest.mark.parametrize("victim", ["executor", "worker"])
+def test_an_executor_or_worker_lost_mid_run_loses_nothing(spark, tmp_path, inputs, victim):
+    """``executor``: one executor JVM killed; ``worker``: a whole worker (its daemon and its
+    executor) killed, and a new worker started a little later."""
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("Java is not installed")
     reference = tmp_path / "reference"
-    job.run(
-        JobConfig(inputs=[str(p) for p in inputs], output=str(reference), methods=("combined",)), spark=spark
-    )
+    config = JobConfig(inputs=[str(p) for p in inputs], output=str(reference), methods=("combined",))
+    job.run(config, spark=spark)
 
     cluster = StandaloneCluster(tmp_path / "cluster", workers=2, cores=1, memory="1g").start()
     try:
@@ -70,15 +72,17 @@ def test_an_executor_killed_mid_run_loses_nothing(spark, tmp_path, inputs):
                 assert time.monotonic() < deadline, "no task started"
                 time.sleep(0.2)
             time.sleep(random.Random().uniform(0.0, 1.5))  # a random point after tasks start
-            victim = executor_pids(cluster)[0]
             assert proc.poll() is None, "the job ended before the kill"
-            os.kill(victim, signal.SIGKILL)
+            if victim == "executor":
+                os.kill(executor_pids(cluster)[0], signal.SIGKILL)
+            else:
+                os.killpg(cluster.procs[1].pid, signal.SIGKILL)  # procs: master, worker0, worker1
+                time.sleep(2)
+                cluster.add_worker("worker-late")
             stdout, stderr = proc.communicate(timeout=300)
-        (tmp_path / "driver.log").write_text(stdout + stderr)
         check_run(subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr))
-        assert re.search(r"Lost executor|ExecutorLostFailure|Executor .* (?:exited|lost)", stderr), stderr[
-            -3000:
-        ]
+        lost = re.search(r"Lost executor|ExecutorLostFailure", stderr)
+        assert lost, f"the kill did not cost the job an executor: {stderr[-3000:]}"
         assert table_rows(out) == table_rows(reference)
     finally:
         cluster.stop()

@@ -92,12 +92,7 @@ class StandaloneCluster:
              "--webui-port", str(self.webui_port)],
         )  # fmt: skip
         for i in range(self.workers):
-            self._start(
-                f"worker{i}",
-                ["org.apache.spark.deploy.worker.Worker", self.url, "--host", LOOPBACK,
-                 "--cores", str(self.cores), "--memory", self.memory, "--webui-port", str(free_port()),
-                 "--work-dir", str(self.workdir / f"worker{i}")],
-            )  # fmt: skip
+            self.add_worker(f"worker{i}")
         deadline = time.monotonic() + timeout
         while True:
             for p in self.procs:
@@ -112,6 +107,16 @@ class StandaloneCluster:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"workers did not register in {timeout} s; logs: {self.workdir}/logs")
             time.sleep(0.5)
+
+    def add_worker(self, name: str) -> subprocess.Popen:
+        """Start one more worker (its own process group: killing it kills its executors too)."""
+        self._start(
+            name,
+            ["org.apache.spark.deploy.worker.Worker", self.url, "--host", LOOPBACK,
+             "--cores", str(self.cores), "--memory", self.memory, "--webui-port", str(free_port()),
+             "--work-dir", str(self.workdir / name)],
+        )  # fmt: skip
+        return self.procs[-1]
 
     def state(self) -> dict:
         """The master's JSON status (workers, active and completed applications)."""
