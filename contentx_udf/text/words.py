@@ -51,7 +51,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache, cached_property, partial
 
 import numpy as np
 import pyarrow as pa
@@ -235,6 +235,24 @@ _ABBREVIATIONS_ARRAY = pa.array(sorted(ABBREVIATIONS), pa.large_string())
 _SPECIAL_CHUNKS = pa.array(
     sorted(set(_CONTRACTION_TABLE) | ABBREVIATIONS | {"and/or"} | set(_EMOTICONS)), pa.large_string()
 )
+
+
+@dataclass(frozen=True)
+class _Contractions:
+    """The English contractions the rules split (``don't`` -> ``do`` ``n't``), or none: spaCy's
+    other languages have no such exceptions (German ``im``, French ``dont`` stay whole)."""
+
+    keys: pa.Array
+    words: pa.Array
+    special_chunks: pa.Array
+
+
+_ENGLISH = _Contractions(_CONTRACTION_KEYS, _CONTRACTION_WORDS, _SPECIAL_CHUNKS)
+_NONE = _Contractions(
+    pa.array([], pa.large_string()),
+    pa.array([], pa.large_string()),
+    pa.array(sorted(ABBREVIATIONS | {"and/or"} | set(_EMOTICONS)), pa.large_string()),
+)
 _UNIT_SUFFIX = (
     r"^(.*[0-9])("
     + "|".join(sorted((u.replace("/", r"/") for u in _UNITS), key=len, reverse=True))
@@ -359,32 +377,32 @@ def _by_kind(strings: pa.Array, kinds: list[tuple[np.ndarray, Callable[[pa.Array
     return _Split(pa.concat_arrays(words) if words else pa.array([], pa.large_string()), index, offsets)
 
 
-def _split_pieces(pieces: pa.Array) -> _Split:
+def _split_pieces(pieces: pa.Array, c: _Contractions) -> _Split:
     """Distinct space-separated pieces; the few holding other whitespace (a tab, a no-break
     space) are cut there first."""
     spaced = _matches(pieces, WHITESPACE)
-    return _by_kind(pieces, [(~spaced, _split_chunks), (spaced, _split_spaced)])
+    return _by_kind(pieces, [(~spaced, partial(_split_chunks, c=c)), (spaced, partial(_split_spaced, c=c))])
 
 
-def _split_spaced(pieces: pa.Array) -> _Split:
+def _split_spaced(pieces: pa.Array, c: _Contractions) -> _Split:
     chunks, offsets = split_whitespace(pieces)
-    inner = _through_distinct(chunks, _split_chunks)
+    inner = _through_distinct(chunks, partial(_split_chunks, c=c))
     return _Split(inner.words, inner.index, inner.offsets[offsets])
 
 
-def _split_chunks(chunks: pa.Array) -> _Split:
+def _split_chunks(chunks: pa.Array, c: _Contractions) -> _Split:
     """Distinct chunks (no whitespace), by shape: one word (letters or digits: the bulk), a word
     and one final mark, a hyphenated word, a word in brackets or quotes, or the full rules.  The
     shapes are read with string kernels, not regexes: a regex is compiled again on every call."""
     single = _letters_or_digits(chunks)
-    special = _mask(pc.is_in(chunks, value_set=_SPECIAL_CHUNKS))
+    special = _mask(pc.is_in(chunks, value_set=c.special_chunks))
     single &= ~special
     rest = ~single & ~special
-    mark = _test_where(rest, _word_and_mark, chunks)
+    mark = _test_where(rest, partial(_word_and_mark, c=c), chunks)
     rest &= ~mark
     hyphenated = _test_where(rest, _hyphenated, chunks)
     rest &= ~hyphenated
-    wrapped = _test_where(rest, _wrapped, chunks)
+    wrapped = _test_where(rest, partial(_wrapped, c=c), chunks)
     rules = rest & ~wrapped | special
     return _by_kind(
         chunks,
@@ -393,7 +411,7 @@ def _split_chunks(chunks: pa.Array) -> _Split:
             (mark, _split_last_byte),
             (hyphenated, _split_hyphenated),
             (wrapped, _split_wrapped),
-            (rules, _split_by_rules),
+            (rules, partial(_split_by_rules, c=c)),
         ],
     )
 
@@ -412,12 +430,12 @@ def _letters_or_digits(strings: pa.Array) -> np.ndarray:
     return _mask(pc.or_(pc.utf8_is_alpha(strings), pc.utf8_is_decimal(strings)))
 
 
-def _word_and_mark(chunks: pa.Array) -> np.ndarray:
+def _word_and_mark(chunks: pa.Array, c: _Contractions) -> np.ndarray:
     """``word,`` ``2025:`` (a word and one final mark) or ``word.`` ``3.`` (a lower-case word or a
     number and a period, not an abbreviation); not a contraction (``dont,``)."""
     last = pc.utf8_slice_codeunits(chunks, -1)
     body = pc.utf8_slice_codeunits(chunks, 0, -1)
-    plain = _letters_or_digits(body) & ~_mask(pc.is_in(body, value_set=_CONTRACTION_KEYS))
+    plain = _letters_or_digits(body) & ~_mask(pc.is_in(body, value_set=c.keys))
     marked = _mask(pc.is_in(last, value_set=_FINAL_MARKS))
     period = _mask(pc.equal(last, "."))
     lower_end = _mask(pc.utf8_is_lower(pc.utf8_slice_codeunits(body, -1)))
@@ -448,7 +466,7 @@ def _split_hyphenated(chunks: pa.Array) -> _Split:
     return _Split(words.cast(pa.large_string()), np.arange(len(words), dtype=np.int64), offsets)
 
 
-def _wrapped(chunks: pa.Array) -> np.ndarray:
+def _wrapped(chunks: pa.Array, c: _Contractions) -> np.ndarray:
     """A word or number in brackets or quotes, or with two or more closing marks (``(word)``,
     ``"word",``, ``word).``); not holding an emoticon (``(8)``, ``word):``) nor a contraction."""
     opened = pc.utf8_ltrim(chunks, characters=_OPENING)
@@ -456,7 +474,7 @@ def _wrapped(chunks: pa.Array) -> np.ndarray:
     opening = byte_lengths(chunks) - byte_lengths(opened)
     closing = byte_lengths(opened) - byte_lengths(core)
     out = (opening > 0) | (closing > 1)
-    out &= _letters_or_digits(core) & ~_mask(pc.is_in(core, value_set=_CONTRACTION_KEYS))
+    out &= _letters_or_digits(core) & ~_mask(pc.is_in(core, value_set=c.keys))
     if out.any():
         out[out] = ~_matches(chunks.filter(pa.array(out)), _WRAPPED_EMOTICON)
     return out
@@ -531,7 +549,7 @@ def _join_emoticons(values: pa.Array) -> pa.Array:
     return values
 
 
-def _split_by_rules(chunks: pa.Array) -> _Split:
+def _split_by_rules(chunks: pa.Array, c: _Contractions) -> _Split:
     """The rules of the module docstring on chunks that need them (~a quarter of the distinct
     chunks); every regex runs only on the chunks it can change."""
     n = len(chunks)
@@ -573,9 +591,9 @@ def _split_by_rules(chunks: pa.Array) -> _Split:
     core = _on_subset(core, infix, _split_infixes)
     number = ~protected & _matches(core, r"[0-9][^0-9 ]+$")
     core = _on_subset(core, number, _regex_passes([_UNIT_SUFFIX]))
-    contraction = pc.index_in(core, value_set=_CONTRACTION_KEYS)
+    contraction = pc.index_in(core, value_set=c.keys)
     if contraction.null_count < len(contraction):
-        core = pc.if_else(pc.is_valid(contraction), pc.take(_CONTRACTION_WORDS, contraction), core)
+        core = pc.if_else(pc.is_valid(contraction), pc.take(c.words, contraction), core)
     pre = _on_subset(pre, _mask(pc.greater(pc.utf8_length(pre), 1)), _regex_passes([_SPLIT_PREFIX]))
     suf = _on_subset(suf, _mask(pc.greater(pc.utf8_length(suf), 1)), _regex_passes([_SPLIT_SUFFIX]))
     spaced = pc.binary_join_element_wise(
@@ -634,15 +652,16 @@ class Words:
         return pc.fill_null(index, -1).to_numpy(zero_copy_only=False).astype(np.int64)[self.ids]
 
 
-def split_words(texts: Sequence[str] | pa.Array) -> Words:
+def split_words(texts: Sequence[str] | pa.Array, english: bool = True) -> Words:
     """The words of every text of ``texts`` (strings, no nulls), by the rules of the module
-    docstring, and how many whitespace-separated chunks each text has (``len(text.split())``)."""
+    docstring, and how many whitespace-separated chunks each text has (``len(text.split())``).
+    ``english=False``: without the English contractions (spaCy's other languages)."""
     texts = as_strings(texts)
     pieces, text_offsets = split_on(texts, " ")
     encoded = pc.dictionary_encode(pieces)
     piece_ids = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     distinct = encoded.dictionary.cast(pa.large_string())
-    inner = _split_pieces(distinct)
+    inner = _split_pieces(distinct, _ENGLISH if english else _NONE)
     counts = np.diff(inner.offsets)[piece_ids]
     index = inner.index[ragged_index(inner.offsets[piece_ids], counts)]
     word_ends = np.concatenate(([0], np.cumsum(counts)))
