@@ -74,11 +74,13 @@ class Rewrite:
 @dataclass(frozen=True)
 class Segmenter:
     """How one language cuts words: the spaced-script rules of :func:`.words.split_words` (with
-    English contractions or not), after ICU's spaces in runs of scripts without spaces
-    (``no_space``), then ``rewrites`` of single words, in order."""
+    English contractions or not; a dash between letters a word of its own or not), after ICU's
+    spaces in runs of scripts without spaces (``no_space``), then ``rewrites`` of single words,
+    in order."""
 
     name: str
     english: bool = False
+    split_hyphens: bool = True
     no_space: bool = False
     rewrites: tuple[Rewrite, ...] = ()
 
@@ -113,6 +115,8 @@ SEGMENTERS: dict[str, Segmenter] = {
         Segmenter("spaces", english=True),
         # spaCy blank(lang) of the other spaced languages: no English contractions
         Segmenter("spaces:plain"),
+        # spaCy de, es, pt, nl, sv, da, nb, fi, hu, ro, el, sr keep Baden-Württemberg whole
+        Segmenter("spaces:hyphens", split_hyphens=False),
         # spaCy fr / it / ca split an elided article or pronoun from the next word
         Segmenter(
             "spaces:fr",
@@ -123,6 +127,7 @@ SEGMENTERS: dict[str, Segmenter] = {
         Segmenter("spaces:it", rewrites=(Rewrite(_ELISION.format(r"\pL+?"), r"\1 \2"),)),
         Segmenter(
             "spaces:ca",
+            split_hyphens=False,
             rewrites=(
                 Rewrite("(?i)" + _ELISION.format("l|d|m|n|s|t"), r"\1 \2"),
                 # spaCy ca's exceptions: del -> d el, als -> a ls, pels -> p els
@@ -136,14 +141,21 @@ SEGMENTERS: dict[str, Segmenter] = {
 }
 ICU = "icu"
 
-#: ISO 639-3 code (FineWeb-2 key without script) -> segmenter, where not ``spaces:plain``:
-#: datatrove's tokenizer_assignment.csv (its English, French, Italian, Catalan proxies).
+#: ISO 639-3 code (FineWeb-2 key without script) -> segmenter, where not ``spaces:plain``: the
+#: languages datatrove's tokenizer_assignment.csv gives spaCy en, fr, it, ca, and those whose
+#: spaCy keeps hyphenated words whole (de, es, pt, nl, sv, da, nb, fi, hu, ro, el, sr).
 SEGMENTER_OF_LANGUAGE = {
     **dict.fromkeys(("eng", "frr", "fry", "sco", "stq"), "spaces"),
     **dict.fromkeys(("fra", "frp", "fur", "lld", "nrf", "nrm", "pcd", "roh", "wln"), "spaces:fr"),
     **dict.fromkeys(("ita", "nap", "scn"), "spaces:it"),
     "cat": "spaces:ca",
     "kor": "spaces:ko",
+    **dict.fromkeys(
+        """bar deu gsw hrx swg arg ast cos ext lad mwl oci sdc spa srd por gos lim nds nld pdt vls zea
+        swe dan nno nob nor fin fit fkv krl liv lud olo vep vot hun ron rup ell pnt bos ckm cnr hbs
+        srp""".split(),
+        "spaces:hyphens",
+    ),
 }
 #: Script (FineWeb-2 key's second part) -> segmenter, before the language.
 SEGMENTER_OF_SCRIPT = {
@@ -155,7 +167,9 @@ SEGMENTER_OF_SCRIPT = {
 }
 #: Two-letter codes (lid.176 labels) accepted as keys.
 _TWO_LETTER = {
-    "en": "eng", "fr": "fra", "it": "ita", "ca": "cat", "ko": "kor",
+    "en": "eng", "fr": "fra", "it": "ita", "ca": "cat", "ko": "kor", "de": "deu", "es": "spa",
+    "pt": "por", "nl": "nld", "sv": "swe", "da": "dan", "no": "nor", "nb": "nob", "nn": "nno",
+    "fi": "fin", "hu": "hun", "ro": "ron", "el": "ell", "sr": "srp", "bs": "bos", "sh": "hbs",
     **dict.fromkeys(("zh", "ja", "th", "lo", "km", "my", "bo", "wuu", "yue", "dz"), "icu"),
 }  # fmt: skip
 
@@ -180,11 +194,13 @@ def split_words_with(texts: Sequence[str] | pa.Array, segmenter: str = DEFAULT) 
     rules = SEGMENTERS[segmenter]
     texts = as_strings(texts)
     if rules.no_space:
-        words = split_words(spaced_for_minhash(texts), english=rules.english)
+        words = split_words(
+            spaced_for_minhash(texts), english=rules.english, split_hyphens=rules.split_hyphens
+        )
         chunks = np.diff(split_whitespace(texts)[1]) if len(texts) else np.zeros(0, np.int64)
         words = Words(words.offsets, words.ids, words.vocabulary, chunks.astype(np.int64))
     else:
-        words = split_words(texts, english=rules.english)
+        words = split_words(texts, english=rules.english, split_hyphens=rules.split_hyphens)
     for rewrite in rules.rewrites:
         words = _rewrite(words, rewrite)
     return words

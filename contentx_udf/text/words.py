@@ -47,6 +47,7 @@ FineWeb-2 does (it would need a segmenter per language).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -118,9 +119,10 @@ _EMOTICONS = ("):", ":)", "8)", ":(", "(:", ":]", "[:", ":*", "=)", "(=", ";)", 
 #: (spacy/lang/tokenizer_exceptions.py), MIT licence, in Python ``re`` (they need lookarounds,
 #: which RE2 lacks); run on the few chunks whose core can hold one (:func:`_split_infixes`).
 @cache
-def _python_patterns() -> tuple[re.Pattern, re.Pattern]:
+def _python_patterns(split_hyphens: bool = True) -> tuple[re.Pattern, re.Pattern]:
     """``(infix, url)``, built on first use.  The letter classes hold the Basic Multilingual
-    Plane only: Python ``re`` tests larger classes range by range, which is slow."""
+    Plane only: Python ``re`` tests larger classes range by range, which is slow.
+    ``split_hyphens=False``: without the dashes between letters (spaCy de, es, nl, ...)."""
     lower, upper = _letter_classes()
     letter = r"^\W\d_"
     quotes = re.escape(_QUOTES)
@@ -132,10 +134,14 @@ def _python_patterns() -> tuple[re.Pattern, re.Pattern]:
         r"|[+\-*^](?<=[0-9][+\-*^])(?=[0-9-])"
         rf"|\.(?<=[{lower}{quotes}]\.)(?=[{upper}{quotes}])"
         rf"|,(?<=[{letter}],)(?=[{letter}])"
-        rf"|[-–—~](?<={alnum}[-–—~])(?=[{letter}])"
-        rf"|(?:--|——)(?<={alnum}(?:--|——))(?=[{letter}])"
-        rf"|---(?<={alnum}---)(?=[{letter}])"
-        rf"|[:<>=/](?<={alnum}[:<>=/])(?=[{letter}])"
+        + (
+            rf"|[-–—~](?<={alnum}[-–—~])(?=[{letter}])"
+            rf"|(?:--|——)(?<={alnum}(?:--|——))(?=[{letter}])"
+            rf"|---(?<={alnum}---)(?=[{letter}])"
+            if split_hyphens
+            else ""
+        )
+        + rf"|[:<>=/](?<={alnum}[:<>=/])(?=[{letter}])"
     )
     url = re.compile(
         # spaCy has (?:\S+(?::\S*)?@)? for the user: quadratic on long chunks with colons
@@ -240,11 +246,13 @@ _SPECIAL_CHUNKS = pa.array(
 @dataclass(frozen=True)
 class _Contractions:
     """The English contractions the rules split (``don't`` -> ``do`` ``n't``), or none: spaCy's
-    other languages have no such exceptions (German ``im``, French ``dont`` stay whole)."""
+    other languages have no such exceptions (German ``im``, French ``dont`` stay whole); and
+    whether a dash between letters is a word of its own (``well - known``)."""
 
     keys: pa.Array
     words: pa.Array
     special_chunks: pa.Array
+    split_hyphens: bool = True
 
 
 _ENGLISH = _Contractions(_CONTRACTION_KEYS, _CONTRACTION_WORDS, _SPECIAL_CHUNKS)
@@ -253,6 +261,7 @@ _NONE = _Contractions(
     pa.array([], pa.large_string()),
     pa.array(sorted(ABBREVIATIONS | {"and/or"} | set(_EMOTICONS)), pa.large_string()),
 )
+_NONE_KEEPING_HYPHENS = dataclasses.replace(_NONE, split_hyphens=False)
 _UNIT_SUFFIX = (
     r"^(.*[0-9])("
     + "|".join(sorted((u.replace("/", r"/") for u in _UNITS), key=len, reverse=True))
@@ -314,6 +323,9 @@ _INFIX = (
     + _re2_class(_QUOTES)
     + r"]|\pL,\pL|[\pL0-9](?:---|--|——|-|–|—|~)\pL|[\pL0-9][:<>=/]\pL"
 )
+#: The same without the dashes between letters (languages that keep ``Baden-Württemberg`` whole).
+_INFIX_KEEPING_HYPHENS = _INFIX.replace(r"|[\pL0-9](?:---|--|——|-|–|—|~)\pL", "")
+assert _INFIX_KEEPING_HYPHENS != _INFIX
 _SYMBOL_SPLIT = (r"(\p{So})", r" \1 ")
 _EMOTICON_CANDIDATE = r" [):(\[\]*=;'’8] [):(\[\]*=;'’] "
 
@@ -409,7 +421,7 @@ def _split_chunks(chunks: pa.Array, c: _Contractions) -> _Split:
         [
             (single, _whole),
             (mark, _split_last_byte),
-            (hyphenated, _split_hyphenated),
+            (hyphenated, _split_hyphenated if c.split_hyphens else _whole),
             (wrapped, _split_wrapped),
             (rules, partial(_split_by_rules, c=c)),
         ],
@@ -534,9 +546,9 @@ def _spaced(match: re.Match) -> str:
     return f" {match.group(0)} "
 
 
-def _split_infixes(cores: pa.Array) -> pa.Array:
+def _split_infixes(cores: pa.Array, split_hyphens: bool = True) -> pa.Array:
     """Spaces around spaCy's infixes, except in URLs and e-mail addresses (Python ``re``)."""
-    infix, url = _python_patterns()
+    infix, url = _python_patterns(split_hyphens)
     return pa.array(
         [core if "." in core and url.match(core) else infix.sub(_spaced, core) for core in cores.to_pylist()],
         pa.large_string(),
@@ -587,8 +599,8 @@ def _split_by_rules(chunks: pa.Array, c: _Contractions) -> _Split:
     protected = _mask(pc.is_in(core, value_set=_WHOLE_WORDS))
     symbol = ~protected & _matches(core, r"\p{So}")
     core = _on_subset(core, symbol, _regex_passes([_SYMBOL_SPLIT]))
-    infix = ~protected & _matches(core, _INFIX)
-    core = _on_subset(core, infix, _split_infixes)
+    infix = ~protected & _matches(core, _INFIX if c.split_hyphens else _INFIX_KEEPING_HYPHENS)
+    core = _on_subset(core, infix, partial(_split_infixes, split_hyphens=c.split_hyphens))
     number = ~protected & _matches(core, r"[0-9][^0-9 ]+$")
     core = _on_subset(core, number, _regex_passes([_UNIT_SUFFIX]))
     contraction = pc.index_in(core, value_set=c.keys)
@@ -652,16 +664,18 @@ class Words:
         return pc.fill_null(index, -1).to_numpy(zero_copy_only=False).astype(np.int64)[self.ids]
 
 
-def split_words(texts: Sequence[str] | pa.Array, english: bool = True) -> Words:
+def split_words(texts: Sequence[str] | pa.Array, english: bool = True, split_hyphens: bool = True) -> Words:
     """The words of every text of ``texts`` (strings, no nulls), by the rules of the module
     docstring, and how many whitespace-separated chunks each text has (``len(text.split())``).
-    ``english=False``: without the English contractions (spaCy's other languages)."""
+    ``english=False``: without the English contractions (spaCy's other languages);
+    ``split_hyphens=False``: a dash between letters stays inside the word (spaCy de, es, nl, ...)."""
     texts = as_strings(texts)
     pieces, text_offsets = split_on(texts, " ")
     encoded = pc.dictionary_encode(pieces)
     piece_ids = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     distinct = encoded.dictionary.cast(pa.large_string())
-    inner = _split_pieces(distinct, _ENGLISH if english else _NONE)
+    rules = _ENGLISH if english else _NONE if split_hyphens else _NONE_KEEPING_HYPHENS
+    inner = _split_pieces(distinct, rules)
     counts = np.diff(inner.offsets)[piece_ids]
     index = inner.index[ragged_index(inner.offsets[piece_ids], counts)]
     word_ends = np.concatenate(([0], np.cumsum(counts)))
