@@ -29,6 +29,7 @@ thresholds and stop words were computed with: spaCy ``blank(lang)`` for most lan
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -231,7 +232,12 @@ def _rewrite(words: Words, rewrite: Rewrite) -> Words:
     word_counts = counts[words.ids]
     ids = entry_ids[ragged_index(starts[words.ids], word_counts)]
     ends = np.concatenate(([0], np.cumsum(word_counts)))
-    return Words(ends[words.offsets], ids, entries.dictionary, words.chunk_counts)
+    # the vocabulary keeps only the words still used (a rewritten word may be gone)
+    used = np.zeros(len(entries.dictionary), bool)
+    used[ids] = True
+    remap = np.cumsum(used) - 1
+    vocabulary = entries.dictionary.filter(pa.array(used))
+    return Words(ends[words.offsets], remap[ids], vocabulary, words.chunk_counts)
 
 
 # --- scripts without spaces ---------------------------------------------------------------------
@@ -292,11 +298,17 @@ def _icu():
     return icu
 
 
-@cache
+_THREAD = threading.local()
+
+
 def _icu_word_iterator():
-    """ICU's word BreakIterator (root locale: the dictionary is chosen by script)."""
-    icu = _icu()
-    return icu.BreakIterator.createWordInstance(icu.Locale.getRoot())
+    """ICU's word BreakIterator (root locale: the dictionary is chosen by script), one per thread
+    (an iterator holds its text)."""
+    iterator = getattr(_THREAD, "iterator", None)
+    if iterator is None:
+        icu = _icu()
+        iterator = _THREAD.iterator = icu.BreakIterator.createWordInstance(icu.Locale.getRoot())
+    return iterator
 
 
 def _boundaries(strings: pa.Array) -> np.ndarray:

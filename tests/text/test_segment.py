@@ -6,6 +6,7 @@ SudachiPy, pythainlp, IndicNLP), except where a comment says how and why ours di
 from __future__ import annotations
 
 import sys
+import threading
 
 import pyarrow as pa
 import pytest
@@ -160,6 +161,12 @@ def test_segmenter_table():
         split_words_with(["x"], "jieba")
 
 
+def test_rewritten_words_leave_the_vocabulary():
+    split = split_words_with(["L'homme et l'homme", "l'eau"], "spaces:fr")
+    assert sorted(split.vocabulary.to_pylist()) == sorted(["L'", "l'", "homme", "et", "eau"])
+    assert split.counts.tolist() == [5, 2]
+
+
 def test_chunk_counts_are_whitespace_chunks_of_the_text_as_given():
     texts = [CHINESE + " 第二句话", "L'homme  libre", ""]
     assert split_words_with(texts, "icu").chunk_counts.tolist() == [2, 2, 0]
@@ -188,13 +195,12 @@ def test_spaced_for_minhash_cuts_runs_at_other_scripts_and_keeps_texts_apart():
 
 def test_a_missing_icu_is_one_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "icu", None)
+    monkeypatch.setattr(segment, "_THREAD", threading.local())
     segment._icu.cache_clear()
-    segment._icu_word_iterator.cache_clear()
     segment._no_space_table.cache_clear()
     try:
         with pytest.raises(UserError, match="pyicu-wheels"):
             spaced_for_minhash(pa.array([CHINESE]))
     finally:
         segment._icu.cache_clear()
-        segment._icu_word_iterator.cache_clear()
         segment._no_space_table.cache_clear()
