@@ -12,17 +12,24 @@ API shared by the filters (``corpus/quality``) and near dedup (``corpus/minhash`
 **Reference.** datatrove's per-language word tokenizers
 (``datatrove/utils/word_tokenizers.py``, ``assets/tokenizer_assignment.csv``), which FineWeb-2's
 thresholds and stop words were computed with: spaCy ``blank(lang)`` for most languages, jieba
-(zh), SudachiPy (ja), pythainlp (th), Kiwi (ko), khmer-nltk, laonlp, botok (bo), IndicNLP.  Here:
+(zh), SudachiPy (ja), pythainlp (th), Kiwi (ko), pyvi (vi), khmer-nltk, laonlp, pyidaungsu,
+botok (bo), IndicNLP.  Here one table, :data:`SEGMENTERS` (key -> name: :func:`segmenter_for`):
 
-* **Spaced scripts** (``spaces``): :func:`.words.split_words` (spaCy's blank English rules),
-  then the language's rewrites of :data:`REWRITES` (one table), applied once per distinct word of
-  the batch: French, Italian and Catalan elisions (``l'homme`` -> ``l'`` ``homme``, as spaCy fr/it/ca
-  split them; FineWeb-2's French stop words hold ``l'`` and ``d'``), Korean particles and endings.
+* **Spaced scripts**: :func:`.words.split_words` (spaCy's blank English rules), with English
+  contractions only for English (``spaces``; spaCy's other languages keep German ``im`` and
+  French ``dont`` whole: ``spaces:plain``), with a dash between letters inside the word where
+  that language's spaCy keeps it (``spaces:hyphens``: de, es, pt, nl, ...), then the language's
+  :class:`Rewrite` rules, applied once per distinct word of the batch: French, Italian and
+  Catalan elisions (``l'homme`` -> ``l'`` ``homme``; FineWeb-2's French stop words hold ``l'``
+  and ``d'``), Korean particles and endings (its stop words are Kiwi's morphemes).
 * **Scripts without spaces** (``icu``): runs of Han, kana, Thai, Lao, Khmer and Myanmar
   characters are cut into words by ICU's word BreakIterator (its dictionaries: CJK, Thai, Lao,
   Khmer, Burmese; PyPI ``pyicu-wheels``), one iterator over the concatenated runs of the batch; a
   space is inserted at every boundary and the spaced text goes through :func:`.words.split_words`.
   Tibetan (no ICU dictionary) is cut into syllables after every tsheg (``་``), botok's unit.
+
+Agreement with the reference and cost: ``benchmarks/segment_agreement.py`` (README, "Words for
+every script").
 
 ``chunk_counts`` stays ``len(text.split())`` of the original text (C4 counts ``line.split()``).
 """
