@@ -1,0 +1,126 @@
+"""Repeated lines across a crawl (contentx_udf/corpus/lines.py): keys, counting and removal on
+hand-made pages, without Spark (the aggregation is simulated by counting keys per document)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from contentx_udf.corpus.lines import (
+    LineSettings,
+    document_keys,
+    normalised_lines,
+    remove_lines,
+    string_hashes,
+)
+from contentx_udf.text.language import text_hash
+
+from .tables import article
+
+FOOTER = "Copyright 2024 Riverside Gazette. All rights reserved. Contact the newsroom."
+SHARED = "Subscribe to our newsletter for the week's best stories, free every Friday."
+
+
+def page(seed: int, *extra: str) -> str:
+    return "\n".join([*article(seed, sentences=6), *extra])
+
+
+def frequent_keys(texts, hosts, settings: LineSettings) -> np.ndarray:
+    """What the job's aggregation finds: keys in at least ``min_docs`` distinct documents (by text
+    hash), as a sorted uint64 array."""
+    keys = document_keys(pa.array(texts), pa.array(hosts), settings)
+    seen: dict[int, set[str]] = {}
+    for text, row in zip(texts, keys.to_pylist(), strict=True):
+        for key in row:
+            seen.setdefault(key, set()).add(text_hash(text))
+    found = [k for k, docs in seen.items() if len(docs) >= settings.min_docs]
+    return np.sort(np.array(found, dtype=np.int64).view(np.uint64))
+
+
+def dedup(texts, hosts, settings):
+    return remove_lines(pa.array(texts), pa.array(hosts), settings, frequent_keys(texts, hosts, settings))
+
+
+def test_a_footer_on_three_pages_of_a_host_is_removed_at_3_and_kept_at_4():
+    texts = [page(1, FOOTER), page(2, FOOTER), page(3, f"  {FOOTER.upper()} "), page(4)]
+    hosts = ["gazette.example"] * 4
+    at3 = dedup(texts, hosts, LineSettings(min_docs=3))
+    assert at3.lines.tolist() == [1, 1, 1, 0]
+    assert all(FOOTER.lower() not in t.lower() for t in at3.text.to_pylist())
+    assert at3.text.to_pylist()[:3] == ["\n".join(article(s, sentences=6)) for s in (1, 2, 3)]
+    assert at3.text.to_pylist()[3] == texts[3]
+    assert at3.example.to_pylist()[0] == FOOTER[:80]
+    assert at3.chars.tolist()[0] == len(FOOTER) + 1  # the line and its newline
+    at4 = dedup(texts, hosts, LineSettings(min_docs=4))
+    assert at4.lines.tolist() == [0, 0, 0, 0]
+    assert at4.text.to_pylist() == texts
+    assert not at4.changed.any()
+
+
+def test_a_line_on_two_hosts_counts_globally_but_not_per_host():
+    texts = [page(1, SHARED), page(2, SHARED), page(3, SHARED), page(4, SHARED)]
+    hosts = ["a.example", "a.example", "b.example", "b.example"]
+    per_host = dedup(texts, hosts, LineSettings(min_docs=3, scope="host"))
+    assert per_host.lines.tolist() == [0, 0, 0, 0]
+    overall = dedup(texts, hosts, LineSettings(min_docs=3, scope="global"))
+    assert overall.lines.tolist() == [1, 1, 1, 1]
+    assert all(SHARED not in t for t in overall.text.to_pylist())
+
+
+def test_short_lines_are_never_removed():
+    short = "Read more about this"  # 20 characters
+    texts = [page(s, short, FOOTER) for s in range(5)]
+    result = dedup(texts, ["x.example"] * 5, LineSettings(min_docs=2, min_chars=30))
+    assert result.lines.tolist() == [1] * 5
+    assert all(t.endswith(short) for t in result.text.to_pylist())
+    longer = dedup(texts, ["x.example"] * 5, LineSettings(min_docs=2, min_chars=len(FOOTER) + 1))
+    assert longer.lines.tolist() == [0] * 5
+
+
+def test_copies_of_one_page_count_once_and_a_repeat_inside_a_page_once():
+    texts = [page(1, FOOTER, FOOTER), page(1, FOOTER, FOOTER), page(1, FOOTER, FOOTER), page(2, FOOTER)]
+    result = dedup(texts, ["x.example"] * 4, LineSettings(min_docs=3))
+    assert result.lines.tolist() == [0, 0, 0, 0]  # two distinct texts hold the footer
+    result = dedup([*texts, page(3, FOOTER)], ["x.example"] * 5, LineSettings(min_docs=3))
+    assert result.lines.tolist() == [2, 2, 2, 1, 1]
+
+
+def test_digits_case_and_spacing_are_normalised():
+    lines = normalised_lines(pa.array(["  Updated  3 May\t2024 \nOK", None]))
+    assert lines.to_pylist() == [["updated 0 may 0000", "ok"], [""]]
+    texts = [page(s, f"Updated on {s} May 2024 at 10:{s:02d} by the web desk.") for s in range(3)]
+    result = dedup(texts, ["x.example"] * 3, LineSettings(min_docs=3))
+    assert result.lines.tolist() == [1, 1, 1]
+
+
+def test_the_text_hash_of_the_text_left_is_new():
+    texts = [page(s, FOOTER) for s in range(3)]
+    result = dedup(texts, ["x.example"] * 3, LineSettings(min_docs=3))
+    new = result.text.to_pylist()
+    assert [text_hash(t) for t in new] != [text_hash(t) for t in texts]
+    assert [len(t) for t in new] == [len(t) - len(FOOTER) - 1 for t in texts]
+
+
+def test_listed_keys_remove_the_same_lines_as_the_frequent_set():
+    texts = [page(s, FOOTER, SHARED) for s in range(4)] + [page(9, SHARED)]
+    hosts = ["x.example"] * 4 + ["y.example"]
+    settings = LineSettings(min_docs=3)
+    frequent = frequent_keys(texts, hosts, settings)
+    keys = document_keys(pa.array(texts), pa.array(hosts), settings)
+    wanted = set(frequent.view(np.int64).tolist())
+    listed = pa.array(
+        [[k for k in row if k in wanted] for row in keys.to_pylist()],
+        type=pa.list_(pa.int64()),
+    )
+    a = remove_lines(pa.array(texts), pa.array(hosts), settings, frequent)
+    b = remove_lines(pa.array(texts), pa.array(hosts), settings, listed=listed)
+    assert a.text.to_pylist() == b.text.to_pylist()
+    assert a.lines.tolist() == b.lines.tolist() == [2, 2, 2, 2, 0]
+
+
+def test_string_hashes_are_equal_for_equal_strings_only():
+    strings = pa.array(["abc", "abd", "abc", "", "cba", "ab"])
+    h = string_hashes(strings)
+    assert h[0] == h[2]
+    assert len(set(h.tolist())) == 5
+    assert (string_hashes(pa.array(["zz", "abc"]))[1]) == h[0]  # independent of the position
