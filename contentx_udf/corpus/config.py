@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import tomllib
 from dataclasses import dataclass, field
 
 from ..errors import UserError
 from ..evaluation import PAGE_TYPES
 from ..settings import DEFAULT_METHOD
 from ..text.language import parse_languages
+from .lines import MIN_CHARS, MIN_DOCS, SCOPES, LineSettings
 from .minhash import NUM_PERM, MinHashParams, optimal_bands
-from .quality.settings import Settings, add_filter_arguments, filter_settings, is_active
+from .quality.settings import DEFAULT_CONFIG, Settings, add_filter_arguments, filter_settings, is_active
 
 DEDUP_MODES = ("none", "exact", "near")
 KEEP_MODES = ("first", "longest")
@@ -50,6 +52,21 @@ class CorpusConfig:
     verify_edges: bool = False
     #: the quality filters (:mod:`.quality.settings`); None: none is on
     quality: Settings | None = None
+    #: repeated lines across the crawl (:mod:`.lines`): removed before the quality filters
+    line_dedup: bool = False
+    line_dedup_scope: str = "host"
+    line_dedup_min_docs: int = MIN_DOCS
+    line_dedup_min_chars: int = MIN_CHARS
+
+    def lines(self) -> LineSettings | None:
+        """The line dedup settings, or None when ``--line-dedup`` is off."""
+        if not self.line_dedup:
+            return None
+        return LineSettings(
+            min_chars=self.line_dedup_min_chars,
+            min_docs=self.line_dedup_min_docs,
+            scope=self.line_dedup_scope,
+        )
 
     def minhash(self) -> MinHashParams:
         """The MinHash parameters of near dedup: ``--bands``/``--rows`` when given, else the
@@ -139,8 +156,79 @@ def build_parser() -> argparse.ArgumentParser:
         help="leave out damaged Parquet files of the input tables (counted in the report)",
     )
     p.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    lines = p.add_argument_group("repeated lines across the crawl (README 'Repeated lines across the crawl')")
+    lines.add_argument(
+        "--line-dedup",
+        action="store_true",
+        help="remove lines (normalised: lowercase, digits as 0, spaces collapsed) that occur in at least "
+        "K distinct documents of the same host (or of the whole input), before the quality filters",
+    )
+    lines.add_argument(
+        "--line-dedup-scope",
+        choices=SCOPES,
+        default=None,
+        help="count a line's documents per host or over the whole input (default host, or the "
+        "config's [line_dedup] scope)",
+    )
+    lines.add_argument(
+        "--line-dedup-min-docs",
+        type=int,
+        default=None,
+        metavar="K",
+        help=f"remove a line found in at least K distinct documents (default {MIN_DOCS})",
+    )
+    lines.add_argument(
+        "--line-dedup-min-chars",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"only lines of at least N normalised characters count (default {MIN_CHARS})",
+    )
     add_filter_arguments(p)
     return p
+
+
+def load_line_table(path: str | None) -> dict:
+    """The ``[line_dedup]`` table of ``path`` (``--filter-config``; default ``conf/corpus.toml``)."""
+    path = path or (DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None)
+    if path is None:
+        return {}
+    try:
+        with open(path, "rb") as fh:
+            table = tomllib.load(fh).get("line_dedup", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}  # the filters' loader reports an unreadable file in one line
+    if not isinstance(table, dict):
+        raise UserError(f"{path}: [line_dedup] must be a table")
+    unknown = sorted(set(table) - {"scope", "min_docs", "min_chars"})
+    if unknown:
+        raise UserError(f"{path}: unknown key(s) in [line_dedup]: {', '.join(unknown)}")
+    return table
+
+
+def line_options(args: argparse.Namespace) -> dict:
+    """The ``line_dedup_*`` fields: the flag, else the config file's ``[line_dedup]``, else the default."""
+    table = load_line_table(getattr(args, "filter_config", None))
+
+    def pick(flag: str, key: str, default):
+        value = getattr(args, flag, None)
+        return value if value is not None else table.get(key, default)
+
+    scope = pick("line_dedup_scope", "scope", "host")
+    min_docs = pick("line_dedup_min_docs", "min_docs", MIN_DOCS)
+    min_chars = pick("line_dedup_min_chars", "min_chars", MIN_CHARS)
+    if scope not in SCOPES:
+        raise UserError(f"--line-dedup-scope must be one of {', '.join(SCOPES)}, got {scope!r}")
+    if not isinstance(min_docs, int) or min_docs < 2:
+        raise UserError(f"--line-dedup-min-docs must be an integer of at least 2, got {min_docs!r}")
+    if not isinstance(min_chars, int) or min_chars < 1:
+        raise UserError(f"--line-dedup-min-chars must be an integer of at least 1, got {min_chars!r}")
+    return {
+        "line_dedup": bool(getattr(args, "line_dedup", False)),
+        "line_dedup_scope": scope,
+        "line_dedup_min_docs": min_docs,
+        "line_dedup_min_chars": min_chars,
+    }
 
 
 def build_config(args: argparse.Namespace) -> CorpusConfig:
@@ -192,4 +280,5 @@ def build_config(args: argparse.Namespace) -> CorpusConfig:
         rows=args.rows,
         verify_edges=args.verify_edges,
         quality=quality if is_active(quality := filter_settings(args)) else None,
+        **line_options(args),
     )

@@ -39,6 +39,9 @@ from ..spark.worker_env import check_java, spark_session
 from .config import CorpusConfig, build_config, build_parser
 from .dedup import NearSettings, decide, preference
 from .filters import FILTERS, with_drop_reason
+from .line_dedup import LinePlan
+from .line_dedup import plan as line_plan
+from .line_dedup import summary as line_summary
 from .per_document import RESULT_DDL, PassSettings, document_batch
 from .quality.settings import FILTER_ORDER, describe
 from .report import LENGTH_BINS, length_bin_labels, summary_lines, write_report
@@ -105,9 +108,15 @@ def _pass_udf(settings: PassSettings):
 
     @arrow_udf(RESULT_DDL)
     def per_document(
-        text: pa.Array, url: pa.Array, language: pa.Array, score: pa.Array, dropped: pa.Array
+        text: pa.Array,
+        url: pa.Array,
+        language: pa.Array,
+        score: pa.Array,
+        dropped: pa.Array,
+        host: pa.Array,
+        line_keys: pa.Array,
     ) -> pa.Array:
-        return document_batch(text, url, language, score, dropped, settings)
+        return document_batch(text, url, language, score, dropped, settings, host, line_keys)
 
     return per_document
 
@@ -116,7 +125,11 @@ def first_pass(rows, config: CorpusConfig, settings: PassSettings):
     """Every input row with its ``doc_id``, ``drop`` reason, (edited) text and band hashes."""
     from pyspark.sql import functions as F
 
-    rows = rows.withColumn("r", _pass_udf(settings)("text", "url", "language", "language_score", "drop"))
+    line_keys = "_line_keys" if "_line_keys" in rows.columns else F.lit(None).cast("array<bigint>")
+    rows = rows.withColumn(
+        "r",
+        _pass_udf(settings)("text", "url", "language", "language_score", "drop", "url_host_name", line_keys),
+    )
     passed = F.col("r.drop").isNull() & F.col("drop").isNull()
     text = F.coalesce(F.col("r.text"), F.col("text"))
     return rows.select(
@@ -142,6 +155,9 @@ def first_pass(rows, config: CorpusConfig, settings: PassSettings):
         "r.emails_masked",
         "r.ips_masked",
         "r.c4_lines_removed",
+        "r.lines_removed",
+        "r.line_chars_removed",
+        "r.line_example",
     )
 
 
@@ -161,9 +177,12 @@ def _arrow_batch_rows(spark, rows: int):
             spark.conf.set(key, before)
 
 
-def _write_first_pass(spark, inputs, config: CorpusConfig, settings: PassSettings, uri: str) -> None:
-    """Write the first pass; a file that turns out damaged inside (its footer whole) stops the job
-    with one line naming it, or with ``--skip-damaged`` is left out and the pass written again."""
+def _write_first_pass(
+    spark, inputs, config: CorpusConfig, settings: PassSettings, uri: str, lines_uri: str
+) -> LinePlan | None:
+    """Write the first pass (after finding the repeated lines, with ``--line-dedup``); a file that
+    turns out damaged inside (its footer whole) stops the job with one line naming it, or with
+    ``--skip-damaged`` is left out and the pass written again."""
     from py4j.protocol import Py4JJavaError
     from pyspark.errors import PySparkException
 
@@ -171,8 +190,13 @@ def _write_first_pass(spark, inputs, config: CorpusConfig, settings: PassSetting
         rows = with_drop_reason(inputs.frame(spark), config)
         try:
             with _arrow_batch_rows(spark, ARROW_BATCH_ROWS):
-                first_pass(rows, config, settings).write.mode("overwrite").parquet(uri)
-            return
+                lines = line_plan(rows, settings, lines_uri) if settings.lines is not None else None
+                if lines is not None:
+                    rows, settings_used = lines.rows, lines.settings
+                else:
+                    settings_used = settings
+                first_pass(rows, config, settings_used).write.mode("overwrite").parquet(uri)
+            return lines
         except (Py4JJavaError, PySparkException) as exc:
             damaged = inputs.named_in(exc)
             if damaged is None:
@@ -265,8 +289,14 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
 
     run_dir = (STAGING, time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:8])
     checkpoint = _checkpointer(spark, store, run_dir)
-    settings = PassSettings(minhash=minhash, sketch=near and config.verify_edges, quality=config.quality)
-    _write_first_pass(spark, inputs, config, settings, store.uri(*run_dir, "pass"))
+    settings = PassSettings(
+        minhash=minhash, sketch=near and config.verify_edges, quality=config.quality, lines=config.lines()
+    )
+    lines = _write_first_pass(
+        spark, inputs, config, settings, store.uri(*run_dir, "pass"), store.uri(*run_dir, "lines")
+    )
+    if lines is not None:
+        say(f"repeated lines found: {lines.frequent_keys} (scope {config.line_dedup_scope})")
     say("first pass written (filters" + (", MinHash bands)" if near else ")"))
     table = spark.read.parquet(store.uri(*run_dir, "pass"))
 
@@ -281,7 +311,8 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
     }
     input_rows = sum(count for count, _ in by_reason.values())
     passed_count = by_reason.get(None, (0, None))[0]
-    dropped = {name: by_reason.get(name, (0, None))[0] for name in (*FILTERS, *FILTER_ORDER)}
+    line_step = ("line_dedup",) if config.line_dedup else ()
+    dropped = {name: by_reason.get(name, (0, None))[0] for name in (*FILTERS, *line_step, *FILTER_ORDER)}
     dropped.update({name: count for name, (count, _) in by_reason.items() if name and name not in dropped})
     examples = {
         name: {"url": example["url"], "text": example["excerpt"]}
@@ -333,6 +364,17 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
         F.sum("ips_masked").alias("ips"),
         F.sum("c4_lines_removed").alias("c4"),
     ).first()
+    line_report = None
+    if lines is not None:
+        line_report = {
+            "scope": config.line_dedup_scope,
+            "min_docs": config.line_dedup_min_docs,
+            "min_chars": config.line_dedup_min_chars,
+            "frequent_lines": lines.frequent_keys,
+            "joined": lines.joined,
+            "documents_emptied": dropped.get("line_dedup", 0),
+            **line_summary(table),
+        }
     elapsed = time.perf_counter() - started
     report = {
         "format": CORPUS_FORMAT,
@@ -348,6 +390,7 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
         "kept_characters": sum(x["characters"] for x in languages),
         "pii_masked": {"emails": int(masked["emails"] or 0), "ips": int(masked["ips"] or 0)},
         "c4_lines_removed": int(masked["c4"] or 0),
+        "line_dedup": line_report,
         "languages": languages,
         "text_length_histogram": {label: hist_counts.get(label, 0) for label in length_bin_labels()},
         "top_hosts": [{"host": r["host"], "documents": r["count"]} for r in hosts],

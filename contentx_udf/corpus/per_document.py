@@ -2,7 +2,11 @@
 wraps :func:`document_batch` in an Arrow UDF, so only these columns travel to Python and back).
 
 For each document that passed the column filters (status, language, length, confidence, page
-type): the quality filters (:mod:`.quality`, when any is on), which may drop it or edit its text
+type): first, with ``--line-dedup``, the removal of its lines that repeat across the crawl
+(:mod:`.lines`; the frequent keys come from the job's aggregation, either all of them in
+:attr:`PassSettings.frequent` or the document's own in a column); a document left without a
+non-blank line is dropped (``line_dedup``).  Then the quality filters (:mod:`.quality`, when
+any is on), which may drop it or edit its text
 (C4's line filter, PII masking), then the MinHash band hashes of the text they leave
 (:mod:`.minhash`), and when near-duplicate edges are verified, a compact signature
 (:func:`sketch`).  Documents already dropped by a column filter are passed over.
@@ -15,8 +19,10 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..text.language import text_hash
+from .lines import LineSettings, remove_lines
 from .minhash import MinHashParams, band_hashes, has_signature, shingle_hashes, signatures, word_hashes
 
 #: Bits of each MinHash value kept in the sketch used to verify an edge: two different values agree
@@ -38,22 +44,30 @@ RESULT_TYPE = pa.struct(
         ("c4_lines_removed", pa.int32()),
         ("profile", pa.string()),  # the FineWeb-2 language key that filtered it (fineweb2 preset)
         ("fallback", pa.string()),  # null, or why that key's own configuration was not used
+        ("lines_removed", pa.int32()),  # by --line-dedup (repeated across the crawl)
+        ("line_chars_removed", pa.int32()),
+        ("line_example", pa.string()),  # the first line it removed, cut short
     ]
 )
 RESULT_DDL = (
     "drop string, rule string, text string, text_hash string, bands array<bigint>, sketch binary, "
-    "emails_masked int, ips_masked int, c4_lines_removed int, profile string, fallback string"
+    "emails_masked int, ips_masked int, c4_lines_removed int, profile string, fallback string, "
+    "lines_removed int, line_chars_removed int, line_example string"
 )
 
 
 @dataclass(frozen=True)
 class PassSettings:
     """What the pass computes: ``minhash`` (None: no near dedup), ``sketch`` (verified edges) and
-    ``quality`` (the quality filter settings; None: no quality filter)."""
+    ``quality`` (the quality filter settings; None: no quality filter), ``lines`` (line dedup;
+    None: off) with ``frequent`` (the sorted uint64 keys of the frequent lines, or None when each
+    document's keys come in a column)."""
 
     minhash: MinHashParams | None = None
     sketch: bool = False
     quality: Any = None
+    lines: LineSettings | None = None
+    frequent: np.ndarray | None = None
 
 
 def sketch(sigs: np.ndarray) -> list[bytes]:
@@ -96,15 +110,45 @@ def document_batch(
     language_scores: pa.Array,
     dropped: pa.Array,
     settings: PassSettings,
+    hosts: pa.Array | None = None,
+    listed: pa.Array | None = None,
 ) -> pa.StructArray:
     """Filter decisions, edits and band hashes for one batch (``dropped``: the column filters' drop
-    reason, null for the documents that passed them).  Returns a :data:`RESULT_TYPE` array."""
+    reason, null for the documents that passed them; ``hosts`` and ``listed``, each document's
+    frequent line keys, for line dedup).  Returns a :data:`RESULT_TYPE` array."""
     n = len(texts)
     todo = dropped.is_null().to_numpy(zero_copy_only=False) & texts.is_valid().to_numpy(zero_copy_only=False)
     index = np.flatnonzero(todo)
     drop = rule = new_text = new_hash = profile = fallback = pa.nulls(n, type=pa.string())
-    counts = {k: np.zeros(n, dtype=np.int32) for k in ("emails_masked", "ips_masked", "c4_lines_removed")}
+    line_example = pa.nulls(n, type=pa.string())
+    names = ("emails_masked", "ips_masked", "c4_lines_removed", "lines_removed", "line_chars_removed")
+    counts = {k: np.zeros(n, dtype=np.int32) for k in names}
     final_texts, final_index = texts.take(pa.array(index)), index
+    edited_by_lines = np.zeros(len(index), dtype=bool)
+    if settings.lines is not None and len(index):
+        taken = pa.array(index)
+        removed = remove_lines(
+            final_texts,
+            hosts.take(taken) if hosts is not None else None,
+            settings.lines,
+            frequent=settings.frequent,
+            listed=listed.take(taken) if settings.frequent is None and listed is not None else None,
+        )
+        counts["lines_removed"][index] = removed.lines
+        counts["line_chars_removed"][index] = removed.chars
+        line_example = _scatter(removed.example, index, n)
+        has_text = pc.match_substring_regex(removed.text, r"\S").to_numpy(zero_copy_only=False)
+        blank = removed.changed & ~has_text
+        if blank.any():
+            drop = _scatter(pa.array(["line_dedup"] * int(blank.sum()), type=pa.string()), index[blank], n)
+        final_texts = removed.text.filter(pa.array(~blank))
+        index, edited_by_lines = index[~blank], removed.changed[~blank]
+        final_index = index
+        if settings.quality is None and edited_by_lines.any():
+            values = final_texts.filter(pa.array(edited_by_lines))
+            new_text = _scatter(values, index[edited_by_lines], n)
+            hashes = pa.array([text_hash(t) for t in values.to_pylist()], type=pa.string())
+            new_hash = _scatter(hashes, index[edited_by_lines], n)
     if settings.quality is not None and len(index):
         from .quality.batch import apply_filters
 
@@ -116,12 +160,13 @@ def document_batch(
             language_scores.take(taken),
             settings.quality,
         )
-        drop, rule = _scatter(result.drop, index, n), _scatter(result.rule, index, n)
+        drop = pc.coalesce(drop, _scatter(result.drop, index, n))
+        rule = _scatter(result.rule, index, n)
         profile, fallback = _scatter(result.profile, index, n), _scatter(result.fallback, index, n)
-        for key in counts:
+        for key in ("emails_masked", "ips_masked", "c4_lines_removed"):
             counts[key][index] = getattr(result, key)
         kept = result.kept
-        edited = np.flatnonzero(kept & result.changed)
+        edited = np.flatnonzero(kept & (result.changed | edited_by_lines))
         if len(edited):
             values = result.text.take(pa.array(edited))
             new_text = _scatter(values, index[edited], n)
@@ -152,12 +197,11 @@ def document_batch(
             new_hash,
             bands,
             sketches,
-            *(
-                pa.array(counts[k], type=pa.int32())
-                for k in ("emails_masked", "ips_masked", "c4_lines_removed")
-            ),
+            *(pa.array(counts[k], type=pa.int32()) for k in names[:3]),
             profile,
             fallback,
+            *(pa.array(counts[k], type=pa.int32()) for k in names[3:]),
+            line_example,
         ],
         fields=list(RESULT_TYPE),
     )

@@ -137,6 +137,7 @@ def _markdown(report: dict[str, Any]) -> str:
             f"masked; {report.get('c4_lines_removed', 0)} line(s) removed by the C4 line filter",
             "",
         ]
+    out += _line_dedup_markdown(report.get("line_dedup"))
     if report["plots"]:
         out += [f"![{p}]({p})" for p in report["plots"]] + [""]
     else:
@@ -163,6 +164,37 @@ def _markdown(report: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+def _cell(text: str | None) -> str:
+    return (text or "").replace("\n", " ").replace("|", "\\|")
+
+
+def _line_dedup_markdown(lines: dict[str, Any] | None) -> list[str]:
+    """The ``--line-dedup`` section: totals, the hosts that lost most lines, common removed lines."""
+    if not lines:
+        return []
+    out = [
+        "## Repeated lines removed (--line-dedup)",
+        "",
+        f"Scope `{lines['scope']}`: a line of at least {lines['min_chars']} characters (normalised) found in "
+        f"at least {lines['min_docs']} documents was removed; {lines['frequent_lines']} such lines.  "
+        f"{lines['lines_removed']} line(s), {lines['characters_removed']} characters removed from "
+        f"{lines['documents_changed']} document(s); {lines['documents_emptied']} left empty (dropped).",
+        "",
+    ]
+    if lines["top_hosts"]:
+        out += ["| host | documents | lines | characters | example |", "|---|---:|---:|---:|---|"]
+        out += [
+            f"| {h['host']} | {h['documents']} | {h['lines']} | {h['characters']} | {_cell(h['example'])} |"
+            for h in lines["top_hosts"]
+        ]
+        out += [""]
+    if lines["examples"]:
+        out += ["| first line removed from a document | documents |", "|---|---:|"]
+        out += [f"| {_cell(e['line'])} | {e['documents']} |" for e in lines["examples"]]
+        out += [""]
+    return out
+
+
 def write_report(report: dict[str, Any], store: Store) -> dict[str, Any]:
     """Write the plots, ``report.md`` and ``_report.json`` through ``store``; returns the report."""
     try:
@@ -185,6 +217,15 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         f"  input rows ({report['config']['method']}): {report['input_rows']}; dropped: {drops}",
         f"  kept: {report['kept']} documents, {report['kept_characters']} characters; "
         f"languages: {langs or '-'}",
+        *(
+            [
+                f"  repeated lines ({lines['scope']}, K={lines['min_docs']}, N={lines['min_chars']}): "
+                f"{lines['lines_removed']} lines, {lines['characters_removed']} characters removed from "
+                f"{lines['documents_changed']} documents"
+            ]
+            if (lines := report.get("line_dedup"))
+            else []
+        ),
         *(f"  note: {note}" for note in report.get("notes") or []),
         *(
             [
