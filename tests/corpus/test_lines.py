@@ -7,6 +7,7 @@ import numpy as np
 import pyarrow as pa
 
 from contentx_udf.corpus.lines import (
+    MIN_CHARS,
     LineSettings,
     document_keys,
     normalised_lines,
@@ -124,3 +125,21 @@ def test_string_hashes_are_equal_for_equal_strings_only():
     assert h[0] == h[2]
     assert len(set(h.tolist())) == 5
     assert (string_hashes(pa.array(["zz", "abc"]))[1]) == h[0]  # independent of the position
+
+
+def test_defaults_come_from_the_config_file_and_flags_override_it(tmp_path):
+    import pytest
+
+    from contentx_udf.corpus.config import build_config, build_parser
+    from contentx_udf.errors import UserError
+
+    conf = tmp_path / "corpus.toml"
+    conf.write_text('[line_dedup]\nscope = "global"\nmin_docs = 5\n')
+    base = ["--input", "t", "--output", "o", "--line-dedup", "--filter-config", str(conf)]
+    config = build_config(build_parser().parse_args(base))
+    assert config.lines() == LineSettings(min_chars=MIN_CHARS, min_docs=5, scope="global")
+    config = build_config(build_parser().parse_args([*base, "--line-dedup-min-docs", "4"]))
+    assert config.lines().min_docs == 4
+    conf.write_text("[line_dedup]\nmin_doc = 5\n")
+    with pytest.raises(UserError, match="unknown key"):
+        build_config(build_parser().parse_args(base))
