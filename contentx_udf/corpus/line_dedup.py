@@ -5,16 +5,17 @@ this module only wires them into DataFrames, and only hashes and counts reach th
 1. An Arrow UDF gives every document that passed the column filters the distinct keys of its
    lines of at least ``min_chars`` characters (:func:`.lines.document_keys`; the host is mixed
    into the key for the ``host`` scope).  They are exploded to ``(key, doc)`` rows, ``doc`` a
-   64-bit hash of the document's ``text_hash`` (copies of one page count once), made distinct and
-   counted per key: the keys of at least ``min_docs`` documents are the frequent lines.  Spark's
+   64-bit hash of the document's ``text_hash`` (copies of one page count once), and their distinct
+   documents counted per key (one shuffle of the pairs, made distinct within each task first):
+   the keys of at least ``min_docs`` documents are the frequent lines.  Spark's
    hash aggregation spills to disk, so a line in 100,000 documents costs 100,000 rows of 16 bytes
    and nothing is quadratic in a group's size.
-2. When there are at most :data:`BROADCAST_KEYS` frequent keys (8 bytes each) they are collected
-   as one sorted uint64 array and shipped with the first pass's UDF, which removes the lines in
-   the same pass as the quality filters (:mod:`.per_document`).  Otherwise the ``(row, key)`` rows
-   are written under the run's staging directory, joined with the frequent keys (Spark broadcasts
-   or shuffles by size) and gathered per document into a list that joins the input rows
-   (``_line_keys``), and the UDF removes the lines listed for each document.
+2. The frequent keys are written under the run's staging directory.  When there are at most
+   :data:`BROADCAST_KEYS` of them (8 bytes each) they are collected as one sorted uint64 array
+   and shipped with the first pass's UDF, which removes the lines in the same pass as the quality
+   filters (:mod:`.per_document`).  Otherwise the ``(row, key)`` rows are computed again, joined
+   with the frequent keys (Spark broadcasts or shuffles by size), gathered per input row into a
+   list (``_line_keys``) that joins the input rows, and the UDF removes each row's listed lines.
 """
 
 from __future__ import annotations
@@ -74,11 +75,9 @@ def plan(rows, pass_settings, staging_uri: str, broadcast_keys: int | None = Non
         F.explode(_keys_udf(settings)("text", "url_host_name")).alias("key"),
     )
     (
-        keyed.select("key", "doc")
-        .distinct()
-        .groupBy("key")
-        .count()
-        .where(F.col("count") >= settings.min_docs)
+        keyed.groupBy("key")
+        .agg(F.countDistinct("doc").alias("documents"))  # one shuffle of (key, doc), pre-aggregated
+        .where(F.col("documents") >= settings.min_docs)
         .select("key")
         .write.mode("overwrite")
         .parquet(staging_uri)
