@@ -7,13 +7,15 @@ paragraph of a shard and drops those seen before; Dolma does it with a Bloom fil
 3-sentence spans.  Here a line is removed from a document when its normalised hash occurs in at
 least ``min_docs`` distinct documents of the same scope (the host, or the whole input):
 
-1. **Normalise** (:func:`normalised_lines`): the text lowercased (``utf8_lower``), every ASCII digit
-   made ``0`` (as CCNet's ``normalize_for_dedup``: "Updated 3 May 2024" and "Updated 9 June 2025"
-   are one line), every run of whitespace inside a line made one space, and each line stripped.
-   The original text and the normalised one have the same lines (nothing adds or removes a
-   newline), so a line's position is the same in both.
-2. **Count** only lines of at least ``min_chars`` normalised characters: short lines ("Home",
-   "Share", "Read more") are never removed (the quality filters judge them).
+1. **Normalise** (:func:`line_keys`, numpy over the batch's UTF-8 bytes): the text lowercased
+   (``utf8_lower``), every ASCII digit made ``0`` (as CCNet's ``normalize_for_dedup``: "Updated
+   3 May 2024" and "Updated 9 June 2025" are one line), and every ASCII whitespace byte left out
+   (so "Share  this" and "Share this" are one line; :func:`normalised_lines` shows the result).
+   Lines are cut at ``\\n`` in the lowercased and in the original text alike (lowercasing
+   never adds or removes one), so a line's position is the same in both.
+2. **Count** only lines of at least ``min_chars`` characters once normalised (whitespace not
+   counted): short lines ("Home", "Share", "Read more") are never removed (the quality filters
+   judge them).
 3. **Key** (:func:`line_keys`): a 64-bit hash of the normalised line (a polynomial over its UTF-8
    bytes mod 2^64 finished by MurmurHash3's ``fmix64``, :mod:`.minhash`'s word hash applied to a
    whole line), mixed with the hash of the document's host for the ``host`` scope.  Each document
@@ -35,6 +37,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..text.arrays import ragged_index, string_offsets
 from .minhash import SEED, _odd, _powers, fmix64
 
 SCOPES = ("host", "global")
@@ -75,43 +78,41 @@ def _strings(values) -> pa.Array:
     return values
 
 
-def string_hashes(strings: pa.Array, seed: int = SEED) -> np.ndarray:
-    """A uint64 hash of each string's UTF-8 bytes (null and empty strings hash alike): the
-    polynomial ``sum(byte_j * base^j) mod 2^64`` from one prefix sum over the array's data, mixed
-    with the length and finished by ``fmix64`` (:func:`.minhash.word_hashes` on whole strings)."""
-    strings = _strings(strings)
-    n = len(strings)
-    if n == 0:
-        return np.zeros(0, dtype=np.uint64)
-    buffers = strings.buffers()
-    width = np.int64 if strings.type in (pa.large_string(), pa.large_binary()) else np.int32
-    offsets = np.frombuffer(buffers[1], dtype=width)[strings.offset : strings.offset + n + 1].astype(np.int64)
-    first, last = int(offsets[0]), int(offsets[-1])
-    offsets -= first
-    if buffers[2] is None or last == first:
-        return fmix64(np.zeros(n, dtype=np.uint64))
-    data = np.frombuffer(buffers[2], dtype=np.uint8)[first:last]
+def _span_hashes(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, seed: int = SEED) -> np.ndarray:
+    """A uint64 hash of each byte span ``data[starts[i]:ends[i]]``: the polynomial
+    ``sum(byte_j * base^j) mod 2^64`` from one prefix sum over ``data``, mixed with the length and
+    finished by ``fmix64`` (:func:`.minhash.word_hashes` on whole spans)."""
+    if len(data) == 0:
+        return fmix64((ends - starts).astype(np.uint64))
     power, inverse = _powers(int(_odd(seed, 0, 1)[0]), len(data) + 1)
     prefix = np.zeros(len(data) + 1, dtype=np.uint64)
     np.cumsum(data.astype(np.uint64) * power[: len(data)], out=prefix[1:])
-    starts, ends = offsets[:-1], offsets[1:]
     poly = (prefix[ends] - prefix[starts]) * inverse[starts]
     return fmix64(poly ^ (ends - starts).astype(np.uint64))
 
 
+def _bytes(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """``(offsets from 0, data)`` of a string array (nulls as empty strings)."""
+    strings = pc.fill_null(_strings(strings), "")
+    offsets, data = string_offsets(strings)
+    first, last = int(offsets[0]), int(offsets[-1])
+    return offsets - first, data[first:last]
+
+
+def string_hashes(strings: pa.Array, seed: int = SEED) -> np.ndarray:
+    """A uint64 hash of each string's UTF-8 bytes (null and empty strings hash alike)."""
+    offsets, data = _bytes(strings)
+    return _span_hashes(data, offsets[:-1], offsets[1:], seed)
+
+
 def split_lines(texts: pa.Array) -> pa.ListArray:
-    """Each text's lines (split at ``\\n``; a null text has none)."""
+    """Each text's lines (split at ``\\n``; a null text has one empty line)."""
     return pc.split_pattern(pc.fill_null(_strings(texts), ""), "\n")
 
 
-def normalised_lines(texts: pa.Array) -> pa.ListArray:
-    """Each text's lines normalised for counting (see the module doc), in the text's line order."""
-    lower = pc.utf8_lower(pc.fill_null(_strings(texts), ""))
-    digits = pc.replace_substring_regex(lower, r"[0-9]", "0")
-    spaced = pc.replace_substring_regex(digits, r"[^\S\n]+", " ")
-    lines = pc.split_pattern(spaced, "\n")
-    trimmed = pc.utf8_trim_whitespace(lines.flatten())
-    return pa.ListArray.from_arrays(lines.offsets, trimmed)
+#: ASCII whitespace other than the newline (space, tab, CR, vertical tab, form feed).
+_SPACES = np.zeros(256, dtype=bool)
+_SPACES[[32, 9, 13, 11, 12]] = True
 
 
 @dataclass
@@ -127,18 +128,42 @@ class Lines:
 
 def line_keys(texts: pa.Array, hosts: pa.Array | None, settings: LineSettings) -> Lines:
     """The key of every line of a batch (``hosts``: each document's host, used for the ``host``
-    scope; a null host is a host of its own name ``""``)."""
-    lines = normalised_lines(texts)
-    flat = lines.flatten()
-    offsets = lines.offsets.to_numpy().astype(np.int64)
-    offsets -= offsets[0]
-    parents = np.repeat(np.arange(len(texts), dtype=np.int64), np.diff(offsets))
-    keys = string_hashes(flat)
-    counted = pc.utf8_length(flat).to_numpy(zero_copy_only=False) >= settings.min_chars
+    scope; a null host is a host of its own name ``""``).
+
+    numpy over the batch's lowercased UTF-8 bytes: ASCII digits made ``0``, the lines cut at each
+    ``\\n`` (never across documents), the whitespace bytes left out (so spacing does not matter),
+    each line's characters counted (bytes that do not continue a character) and its bytes hashed
+    (:func:`_span_hashes`)."""
+    offsets, data = _bytes(pc.utf8_lower(pc.fill_null(_strings(texts), "")))
+    n = len(offsets) - 1
+    data = np.where((data >= 48) & (data <= 57), np.uint8(48), data)
+    newlines = np.flatnonzero(data == 10)
+    per_doc = np.diff(np.searchsorted(newlines, offsets)) + 1  # lines per document
+    starts = np.sort(np.concatenate((offsets[:-1], newlines + 1)), kind="stable")
+    ends = np.sort(np.concatenate((newlines, offsets[1:])), kind="stable")
+    kept = ~_SPACES[data] & (data != 10)
+    position = np.zeros(len(data) + 1, dtype=np.int64)
+    np.cumsum(kept, out=position[1:])
+    starts, ends, packed = position[starts], position[ends], data[kept]
+    character = np.zeros(len(packed) + 1, dtype=np.int64)
+    np.cumsum((packed & 0xC0) != 0x80, out=character[1:])
+    counted = character[ends] - character[starts] >= settings.min_chars
+    keys = _span_hashes(packed, starts, ends)
+    parents = np.repeat(np.arange(n, dtype=np.int64), per_doc)
     if settings.scope == "host" and len(keys):
-        host_hash = string_hashes(pc.fill_null(_strings(hosts), ""))
-        keys = fmix64(keys ^ (host_hash[parents] * _HOST_MIX))
-    return Lines(keys, counted, parents, offsets)
+        keys = fmix64(keys ^ (string_hashes(hosts)[parents] * _HOST_MIX))
+    line_offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(per_doc, out=line_offsets[1:])
+    return Lines(keys, counted, parents, line_offsets)
+
+
+def normalised_lines(texts: pa.Array) -> pa.ListArray:
+    """Each text's lines as they are counted (for reading: the keys hash the same bytes): lowercased,
+    ASCII digits made ``0``, whitespace left out."""
+    lower = pc.utf8_lower(pc.fill_null(_strings(texts), ""))
+    digits = pc.replace_substring_regex(lower, r"[0-9]", "0")
+    packed = pc.replace_substring_regex(digits, r"[ \t\r\v\f]+", "")
+    return pc.split_pattern(packed, "\n")
 
 
 def document_keys(texts: pa.Array, hosts: pa.Array | None, settings: LineSettings) -> pa.ListArray:
@@ -196,8 +221,9 @@ def remove_lines(
     listed: pa.ListArray | None = None,
 ) -> Removed:
     """Leave out of each text its counted lines whose key is frequent: in the sorted uint64 array
-    ``frequent`` (the whole input's frequent keys), or in the document's own ``listed`` keys."""
-    texts = _strings(texts)
+    ``frequent`` (the whole input's frequent keys), or in the document's own ``listed`` keys.
+    Only the texts that lose a line are split and joined again."""
+    texts = _strings(texts).cast(pa.string())
     n = len(texts)
     lines = line_keys(texts, hosts, settings)
     if listed is not None:
@@ -205,35 +231,42 @@ def remove_lines(
     else:
         hit = frequent_in(lines.keys, frequent if frequent is not None else np.zeros(0, np.uint64))
     hit &= lines.counted
-    original = split_lines(texts).flatten()
     removed_per_doc = np.bincount(lines.parents[hit], minlength=n).astype(np.int32)
     changed = removed_per_doc > 0
-    keep = ~hit
-    kept_offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(lines.parents[keep], minlength=n), out=kept_offsets[1:])
-    rebuilt = pa.LargeListArray.from_arrays(
-        pa.array(kept_offsets), original.filter(pa.array(keep)).cast(pa.large_string())
-    )
-    joined = pc.binary_join(rebuilt, pa.scalar("\n", pa.large_string())).cast(pa.string())
-    text = pc.if_else(pa.array(changed), joined, texts.cast(pa.string()))
-    before = pc.utf8_length(pc.fill_null(texts, "")).to_numpy(zero_copy_only=False)
-    after = pc.utf8_length(pc.fill_null(text, "")).to_numpy(zero_copy_only=False)
-    # the example: each changed document's first removed line
+    chars = np.zeros(n, dtype=np.int32)
     example = pa.nulls(n, type=pa.string())
-    hit_index = np.flatnonzero(hit)
-    if len(hit_index):
-        docs_hit = lines.parents[hit_index]
-        first = np.ones(len(hit_index), dtype=bool)
-        first[1:] = docs_hit[1:] != docs_hit[:-1]
-        lines_taken = original.take(pa.array(hit_index[first]))
-        cut = pc.utf8_slice_codeunits(pc.utf8_trim_whitespace(lines_taken), 0, EXAMPLE_CHARS)
-        mapping = np.full(n, len(cut), dtype=np.int64)
-        mapping[docs_hit[first]] = np.arange(len(cut))
-        example = pa.concat_arrays([cut.cast(pa.string()), pa.nulls(1, pa.string())]).take(pa.array(mapping))
-    return Removed(
-        text=text,
-        changed=changed,
-        lines=removed_per_doc,
-        chars=(before - after).astype(np.int32),
-        example=example,
-    )
+    text = texts
+    docs = np.flatnonzero(changed)
+    if len(docs):
+        taken = pa.array(docs)
+        before = texts.take(taken)
+        original = split_lines(before).flatten()
+        per_doc = np.diff(lines.offsets)[docs]
+        sub_hit = hit[ragged_index(lines.offsets[docs], per_doc)]
+        owner = np.repeat(np.arange(len(docs), dtype=np.int64), per_doc)
+        kept_offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(owner[~sub_hit], minlength=len(docs)), out=kept_offsets[1:])
+        rebuilt = pa.LargeListArray.from_arrays(
+            pa.array(kept_offsets), original.filter(pa.array(~sub_hit)).cast(pa.large_string())
+        )
+        after = pc.binary_join(rebuilt, pa.scalar("\n", pa.large_string())).cast(pa.string())
+        chars[docs] = pc.utf8_length(before).to_numpy(zero_copy_only=False) - pc.utf8_length(after).to_numpy(
+            zero_copy_only=False
+        )
+        text = _put(texts, docs, after)
+        # the example: each changed document's first removed line
+        hits = np.flatnonzero(sub_hit)
+        first = np.ones(len(hits), dtype=bool)
+        first[1:] = owner[hits[1:]] != owner[hits[:-1]]
+        cut = pc.utf8_slice_codeunits(
+            pc.utf8_trim_whitespace(original.take(pa.array(hits[first]))), 0, EXAMPLE_CHARS
+        )
+        example = _put(example, docs, cut.cast(pa.string()))
+    return Removed(text=text, changed=changed, lines=removed_per_doc, chars=chars, example=example)
+
+
+def _put(values: pa.Array, index: np.ndarray, new: pa.Array) -> pa.Array:
+    """``values`` with ``values[index[j]]`` replaced by ``new[j]``."""
+    mapping = np.arange(len(values), dtype=np.int64)
+    mapping[index] = len(values) + np.arange(len(index))
+    return pa.concat_arrays([values, new]).take(pa.array(mapping))

@@ -10,6 +10,7 @@ from contentx_udf.corpus.lines import (
     MIN_CHARS,
     LineSettings,
     document_keys,
+    line_keys,
     normalised_lines,
     remove_lines,
     string_hashes,
@@ -88,7 +89,13 @@ def test_copies_of_one_page_count_once_and_a_repeat_inside_a_page_once():
 
 def test_digits_case_and_spacing_are_normalised():
     lines = normalised_lines(pa.array(["  Updated  3 May\t2024 \nOK", None]))
-    assert lines.to_pylist() == [["updated 0 may 0000", "ok"], [""]]
+    assert lines.to_pylist() == [["updated0may0000", "ok"], [""]]
+    texts = pa.array(["Ünïcode  Line one\n\nTwo\tthree 42\r\n", "ünïcode line ONE\nlast", None, ""])
+    keys = line_keys(texts, None, LineSettings(scope="global", min_chars=7))
+    assert keys.keys.tolist() == string_hashes(normalised_lines(texts).flatten()).tolist()
+    assert keys.keys[0] == keys.keys[4]  # case and spacing
+    assert keys.counted.tolist() == [True, False, True, False, True, False, False, False]
+    assert keys.offsets.tolist() == [0, 4, 6, 7, 8]
     texts = [page(s, f"Updated on {s} May 2024 at 10:{s:02d} by the web desk.") for s in range(3)]
     result = dedup(texts, ["x.example"] * 3, LineSettings(min_docs=3))
     assert result.lines.tolist() == [1, 1, 1]
