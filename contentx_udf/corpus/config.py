@@ -160,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     lines.add_argument(
         "--line-dedup",
         action="store_true",
-        help="remove lines (normalised: lowercase, digits as 0, spaces collapsed) that occur in at least "
+        help="remove lines (normalised: lowercase, digits as 0, whitespace left out) that occur in at least "
         "K distinct documents of the same host (or of the whole input), before the quality filters",
     )
     lines.add_argument(
