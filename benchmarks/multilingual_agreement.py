@@ -68,7 +68,6 @@ sys.path.insert(0, str(REPO))
 
 from contentx_udf.corpus.quality.batch import apply_filters  # noqa: E402
 from contentx_udf.corpus.quality.settings import ENGLISH_STOP_WORDS, Settings, apply_table, preset  # noqa: E402
-from contentx_udf.text.codes import language_keys  # noqa: E402
 from contentx_udf.text.language import detect_language  # noqa: E402
 from contentx_udf.text.segment import segmenter_for, split_words_with  # noqa: E402
 
@@ -662,6 +661,334 @@ def diagnose(
     return f"{culprit}: {kind}: ours {our_rule} / datatrove {their_rule}", detail
 
 
+@dataclass
+class Comparison:
+    """Both sides' verdicts on the same documents (index ``i`` everywhere)."""
+
+    docs: list[Doc]
+    codes: list[str]
+    scores: list[float]
+    keys: list[str]  # the benchmark's FineWeb-2 key (datatrove's configuration and tokenizer)
+    profiles: list[str]  # the profile our filters used
+    ours: dict[str, list]  # filter -> rule per document, each filter alone (None: passed)
+    theirs: dict[str, list]
+    our_first: list[str | None]  # the first rule failed in the chain (None: kept)
+    dt_first: list[str | None]
+    our_words: list[list[str]]
+    dt_words: list[list[str]]
+    our_ms: float
+    dt_ms: np.ndarray
+
+    def __post_init__(self) -> None:
+        self.n = len(self.docs)
+        self.texts = [d.text for d in self.docs]
+        self.kept_o = np.array([r is None for r in self.our_first])
+        self.kept_t = np.array([r is None for r in self.dt_first])
+        self.same_decision = self.kept_o == self.kept_t
+        pairs = list(zip(self.our_first, self.dt_first, strict=True))
+        self.same_filter = np.array([filter_of(a) == filter_of(b) for a, b in pairs])
+        self.same_rule = np.array([a == b for a, b in pairs])
+        self.same_words = np.array([a == b for a, b in zip(self.our_words, self.dt_words, strict=True)])
+        self.n_words_o = np.array([len(w) for w in self.our_words])
+        self.n_words_t = np.array([len(w) for w in self.dt_words])
+
+    def arrays(self, mask: np.ndarray | None = None) -> tuple[pa.Array, pa.Array, pa.Array]:
+        texts, codes, scores = (
+            pa.array(self.texts, pa.large_string()),
+            pa.array(self.codes),
+            pa.array(self.scores),
+        )
+        if mask is None:
+            return texts, codes, scores
+        sel = pa.array(mask)
+        return texts.filter(sel), codes.filter(sel), scores.filter(sel)
+
+
+def select_documents(docs: list[Doc], web: list[Doc], wanted: list[str]):
+    """The documents whose detected language is one of ``wanted``, with their code and score;
+    and what was left out (printed)."""
+    detected = [detect_language(d.text) for d in docs + web]
+    chosen = [
+        (d, code, float(score))
+        for d, (code, score) in zip(docs + web, detected, strict=True)
+        if code in wanted
+    ]
+    outside = Counter(
+        (d.source == "udhr", code)
+        for d, (code, _) in zip(docs + web, detected, strict=True)
+        if code not in wanted
+    )
+    udhr_outside = sum(v for (is_udhr, _), v in outside.items() if is_udhr)
+    n_web = sum(d.source != "udhr" for d, _, _ in chosen)
+    print(
+        f"documents: {len(chosen)} ({len(chosen) - n_web} UDHR, {n_web} web of {len(web)} extracted); "
+        f"left out, detected outside the {len(wanted)} languages: {udhr_outside} UDHR "
+        f"({', '.join(f'{c}:{v}' for (u, c), v in outside.most_common(8) if u)}), "
+        f"{sum(outside.values()) - udhr_outside} web"
+    )
+    english_web = [d for d, (code, _) in zip(web, detected[len(docs) :], strict=True) if code == "en"]
+    return chosen, english_web
+
+
+def compare(chosen: list[tuple[Doc, str, float]], batch: int) -> Comparison:
+    """Run both sides on the chosen documents."""
+    from importlib.metadata import version
+
+    docs = [d for d, _, _ in chosen]
+    codes = [c for _, c, _ in chosen]
+    scores = [s for _, _, s in chosen]
+    keys = [LANGUAGES[c][1] for c in codes]
+    texts = [d.text for d in docs]
+    print(
+        f"datatrove {version('datatrove')}; running FineWeb-2's chain on {len(docs)} documents ...",
+        flush=True,
+    )
+    started = time.time()
+    theirs, dt_words, dt_ms = run_datatrove(texts, keys, scores)
+    print(f"  datatrove done in {time.time() - started:.0f} s", flush=True)
+
+    t_arr, c_arr, s_arr = pa.array(texts, pa.large_string()), pa.array(codes), pa.array(scores)
+    chain_rules, profiles, our_ms = run_ours(t_arr, c_arr, s_arr, preset("fineweb2"), batch)
+    ours = {"language_score": [r if r == "language_score.min_language_score" else None for r in chain_rules]}
+    for name in TEXT_FILTERS:
+        ours[name] = run_ours(t_arr, c_arr, s_arr, only(name), batch)[0]
+    wrong = Counter((k, p) for k, p in zip(keys, profiles, strict=True) if k != p)
+    if wrong:
+        print(
+            f"note: our profile is not the language's key for {sum(wrong.values())} documents: {dict(wrong)}"
+        )
+    return Comparison(
+        docs=docs,
+        codes=codes,
+        scores=scores,
+        keys=keys,
+        profiles=profiles,
+        ours=ours,
+        theirs=theirs,
+        our_first=chain_rules,
+        dt_first=[first_of(theirs, i) for i in range(len(docs))],
+        our_words=our_words_all(texts, keys),
+        dt_words=dt_words,
+        our_ms=our_ms,
+        dt_ms=dt_ms,
+    )
+
+
+def report_languages(c: Comparison, wanted: list[str], batch: int) -> dict:
+    out, rows = {}, []
+    code_arr = np.array(c.codes)
+    for code in [*wanted, "all"]:
+        m = np.ones(c.n, bool) if code == "all" else code_arr == code
+        if not m.any():
+            continue
+        # ours per language: its documents alone, in their own batches
+        ms = c.our_ms if code == "all" else run_ours(*c.arrays(m), preset("fineweb2"), batch)[2]
+        r = out[code] = {
+            "docs": int(m.sum()),
+            "decision": float(c.same_decision[m].mean()),
+            "first_filter": float(c.same_filter[m].mean()),
+            "first_rule": float(c.same_rule[m].mean()),
+            "kept_ours": int(c.kept_o[m].sum()),
+            "kept_datatrove": int(c.kept_t[m].sum()),
+            "datatrove_ms": float(c.dt_ms[m].mean()),
+            "ours_ms": ms,
+            "same_words": float(c.same_words[m].mean()),
+            "words_ratio": float(c.n_words_o[m].sum() / max(c.n_words_t[m].sum(), 1)),
+        }
+        rows.append(
+            (
+                code if code == "all" else f"{code} {LANGUAGES[code][1]}",
+                r["docs"],
+                pct(r["decision"]),
+                pct(r["first_filter"]),
+                pct(r["first_rule"]),
+                r["kept_ours"],
+                r["kept_datatrove"],
+                f"{r['datatrove_ms']:.2f}",
+                f"{ms:.3f}",
+                f"{r['datatrove_ms'] / ms:.0f}x",
+                pct(r["same_words"]),
+                f"{r['words_ratio']:.3f}",
+            )
+        )
+    header = ("language", "docs", "decision%", "filter%", "rule%", "kept ours", "kept dt")
+    header += ("dt ms", "ours ms", "dt/ours", "same words%", "words ours/dt")
+    table(
+        "Agreement per language (decision: same keep/drop; filter / rule: same first failure; CPU ms per "
+        "document; documents whose words are identical; words ours / datatrove's)",
+        rows,
+        header,
+    )
+    return out
+
+
+def report_groups(c: Comparison) -> None:
+    """Agreement per source and per kind of document."""
+    rows = []
+    sources = np.array(["udhr" if d.source == "udhr" else "web" for d in c.docs])
+    for source in ("udhr", "web"):
+        m = sources == source
+        if m.any():
+            rows.append(
+                (
+                    source,
+                    int(m.sum()),
+                    pct(c.same_decision[m].mean()),
+                    pct(c.same_filter[m].mean()),
+                    int(c.kept_o[m].sum()),
+                    int(c.kept_t[m].sum()),
+                )
+            )
+    table("Agreement per source", rows, ("source", "docs", "decision%", "filter%", "kept ours", "kept dt"))
+    rows = []
+    variants = np.array([d.variant for d in c.docs])
+    for variant in [*VARIANTS, "web"]:
+        m = variants == variant
+        if m.any():
+            top = Counter(c.dt_first[i] or "keep" for i in np.flatnonzero(m)).most_common(2)
+            rows.append(
+                (
+                    variant,
+                    int(m.sum()),
+                    pct(c.same_decision[m].mean()),
+                    int(c.kept_o[m].sum()),
+                    int(c.kept_t[m].sum()),
+                    ", ".join(f"{r} {k}" for r, k in top),
+                )
+            )
+    table(
+        "Per document kind",
+        rows,
+        ("kind", "docs", "decision%", "kept ours", "kept dt", "datatrove's top verdicts"),
+    )
+
+
+def report_filters(c: Comparison) -> tuple[dict, dict]:
+    """Agreement per filter (each alone) and how often each rule fired on each side."""
+    filters, rows = {}, []
+    for name in CHAIN:
+        o = np.array([r is None for r in c.ours[name]])
+        t = np.array([r is None for r in c.theirs[name]])
+        filters[name] = {
+            "agree": float((o == t).mean()),
+            "drop_ours": int((~o).sum()),
+            "drop_datatrove": int((~t).sum()),
+        }
+        rows.append((name, c.n, pct((o == t).mean()), int((~o).sum()), int((~t).sum()), int((o != t).sum())))
+    table(
+        "Agreement per filter (each filter alone on every document)",
+        rows,
+        ("filter", "docs", "agree%", "drop ours", "drop dt", "differ"),
+    )
+    first_o, first_t = Counter(c.our_first), Counter(c.dt_first)
+    alone_o = Counter(r for name in CHAIN for r in c.ours[name] if r)
+    alone_t = Counter(r for name in CHAIN for r in c.theirs[name] if r)
+    rules, rows = {}, []
+    for rule in sorted((set(alone_o) | set(alone_t) | set(first_o) | set(first_t)) - {None}):
+        both = sum(1 for a, b in zip(c.our_first, c.dt_first, strict=True) if a == b == rule)
+        rules[rule] = {
+            "first_ours": first_o[rule],
+            "first_datatrove": first_t[rule],
+            "first_both": both,
+            "alone_ours": alone_o[rule],
+            "alone_datatrove": alone_t[rule],
+        }
+        rows.append((rule, first_o[rule], first_t[rule], both, alone_o[rule], alone_t[rule]))
+    table(
+        "Rules fired (first failure in the chain; fired with each filter alone)",
+        rows,
+        ("rule", "first ours", "first dt", "first both", "alone ours", "alone dt"),
+    )
+    return filters, rules
+
+
+def report_causes(c: Comparison, examples: int) -> dict:
+    """Every document whose decision or first failing filter differs, grouped by cause."""
+    differ = np.flatnonzero(~c.same_decision | ~c.same_filter)
+    causes: dict[str, list] = defaultdict(list)
+    for i in differ.tolist():
+        cause, detail = diagnose(
+            i, c.docs[i], c.codes[i], c.keys[i], c.profiles[i], c.scores[i], c.ours, c.theirs
+        )
+        causes[cause].append((i, detail))
+    print(f"\n## Disagreements by cause ({len(differ)} documents differ in decision or first filter)")
+    out = {}
+    for cause, items in sorted(causes.items(), key=lambda kv: -len(kv[1])):
+        langs = Counter(c.codes[i] for i, _ in items)
+        decisions = sum(1 for i, _ in items if not c.same_decision[i])
+        print(f"\n{len(items):4d} ({decisions} decisions) {cause}")
+        print(f"      languages: {', '.join(f'{k} {v}' for k, v in langs.most_common())}")
+        shown = []
+        for i, detail in items[:examples]:
+            d = c.docs[i]
+            print(
+                f"    - {d.source}/{d.name} [{c.codes[i]}, {d.variant}] "
+                f"ours {c.our_first[i]}, datatrove {c.dt_first[i]}"
+            )
+            print(f"        {detail[:400]}")
+            print(f"        text: {d.text[:100].replace(chr(10), ' | ')}")
+            shown.append(
+                {
+                    "doc": f"{d.source}/{d.name}",
+                    "language": c.codes[i],
+                    "variant": d.variant,
+                    "ours": c.our_first[i],
+                    "datatrove": c.dt_first[i],
+                    "detail": detail,
+                }
+            )
+        out[cause] = {
+            "count": len(items),
+            "decisions": decisions,
+            "languages": dict(langs),
+            "examples": shown,
+        }
+    return out
+
+
+def report_cost(c: Comparison, english: list[str], batch: int) -> dict:
+    """Both chains' CPU ms per document, and our fineweb2 preset against our fineweb preset."""
+    dt_mean = float(c.dt_ms.mean())
+    length = int(np.mean([len(t) for t in c.texts]))
+    print(f"\n## Cost, CPU ms per document ({c.n} documents, mean {length} characters)")
+    print(f"contentx apply_filters, fineweb2 preset (batches of {batch}): {c.our_ms:.3f}")
+    print(f"datatrove FineWeb-2 chain, one document at a time:          {dt_mean:.3f}")
+    print(f"datatrove / ours: {dt_mean / c.our_ms:.1f}x")
+    out = {"ours_ms": c.our_ms, "datatrove_ms": dt_mean, "ratio": dt_mean / c.our_ms, "presets": {}}
+    detected = [detect_language(t) for t in english]
+    sets = (
+        (
+            f"English ({len(english)})",
+            english,
+            [k or "en" for k, _ in detected],
+            [s or 0.0 for _, s in detected],
+        ),
+        (f"multilingual ({c.n})", c.texts, c.codes, c.scores),
+    )
+    rows = []
+    for label, texts, codes, scores in sets:
+        arrays = pa.array(texts, pa.large_string()), pa.array(codes), pa.array(scores)
+        costs: dict[str, float] = {}
+        for name in ("fineweb", "fineweb2", "fineweb", "fineweb2"):  # alternated, the best of two
+            ms = run_ours(*arrays, with_table(name, {"min_language_score": False}), batch)[2]
+            costs[name] = min(costs.get(name, np.inf), ms)
+        out["presets"][label] = costs
+        rows.append(
+            (
+                label,
+                f"{costs['fineweb']:.3f}",
+                f"{costs['fineweb2']:.3f}",
+                f"{costs['fineweb2'] / costs['fineweb']:.2f}x",
+            )
+        )
+    table(
+        "Our presets, CPU ms per document (language score off on both; best of two alternated runs)",
+        rows,
+        ("texts", "fineweb", "fineweb2", "fineweb2 / fineweb"),
+    )
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--docs", type=int, default=300, help="UDHR documents per language")
@@ -674,311 +1001,27 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-web", action="store_true")
     p.add_argument("--json", type=Path, default=None)
     args = p.parse_args(argv)
-    codes_wanted = [c.strip() for c in args.languages.split(",") if c.strip()]
+    wanted = [c.strip() for c in args.languages.split(",") if c.strip()]
     wall = time.time()
 
-    # documents and their language (once, shared by both sides)
-    docs: list[Doc] = []
-    for code in codes_wanted:
-        docs += make_documents(code, args.docs, args.seed)
+    docs = [d for code in wanted for d in make_documents(code, args.docs, args.seed)]
     web = [] if args.no_web else web_documents(args.web, args.refresh_web)
-    detected = [detect_language(d.text) for d in docs + web]
-    keep_web = [j for j, d in enumerate(web) if detected[len(docs) + j][0] in codes_wanted]
-    outside = Counter(
-        (d.source == "udhr", code)
-        for d, (code, _) in zip(docs + web, detected, strict=True)
-        if code not in codes_wanted
-    )
-    all_docs = docs + [web[j] for j in keep_web]
-    all_detected = detected[: len(docs)] + [detected[len(docs) + j] for j in keep_web]
-    chosen = [i for i, (code, _) in enumerate(all_detected) if code in codes_wanted]
-    all_docs = [all_docs[i] for i in chosen]
-    codes = [all_detected[i][0] for i in chosen]
-    scores = [float(all_detected[i][1]) for i in chosen]
-    keys = [LANGUAGES[c][1] for c in codes]
-    texts = [d.text for d in all_docs]
-    n = len(texts)
-    udhr_outside = sum(v for (is_udhr, _), v in outside.items() if is_udhr)
-    print(
-        f"documents: {n} ({sum(d.source == 'udhr' for d in all_docs)} UDHR, {len(keep_web)} web of "
-        f"{len(web)} extracted); left out, detected outside the {len(codes_wanted)} languages: "
-        f"{udhr_outside} UDHR ({', '.join(f'{c}:{v}' for (u, c), v in outside.most_common(8) if u)}), "
-        f"{sum(outside.values()) - udhr_outside} web"
-    )
-
-    # our code -> key mapping against the benchmark's
-    our_keys = language_keys(pa.array(codes), pa.array(texts)).to_pylist()
-    mismatched = Counter((c, k) for c, k, ours in zip(codes, keys, our_keys, strict=True) if k != ours)
-    if mismatched:
-        print(f"WARNING our language keys differ from the benchmark's: {dict(mismatched)}")
-
-    # datatrove
-    from importlib.metadata import version
-
-    print(f"datatrove {version('datatrove')}; running FineWeb-2's chain on {n} documents ...", flush=True)
-    started = time.time()
-    theirs, dt_words, dt_ms = run_datatrove(texts, keys, scores)
-    print(f"  datatrove done in {time.time() - started:.0f} s", flush=True)
-
-    # ours: the chain, then each filter alone
-    t_arr, c_arr, s_arr = pa.array(texts, pa.large_string()), pa.array(codes), pa.array(scores)
-    fineweb2 = preset("fineweb2")
-    chain_rules, profiles, our_ms = run_ours(t_arr, c_arr, s_arr, fineweb2, args.batch)
-    ours = {"language_score": []}
-    for rule in chain_rules:
-        ours["language_score"].append(rule if rule == "language_score.min_language_score" else None)
-    for name in TEXT_FILTERS:
-        ours[name] = run_ours(t_arr, c_arr, s_arr, only(name), args.batch)[0]
-    wrong_profile = Counter((k, p) for k, p in zip(keys, profiles, strict=True) if k != p)
-    if wrong_profile:
-        print(f"WARNING our profiles differ from the keys: {dict(wrong_profile)}")
-    dt_first = [first_of(theirs, i) for i in range(n)]
-    our_first = chain_rules
-
-    ow_all = our_words_all(texts, keys)
-    same_words = np.array([a == b for a, b in zip(ow_all, dt_words, strict=True)])
-    n_words_o = np.array([len(w) for w in ow_all])
-    n_words_t = np.array([len(w) for w in dt_words])
-    kept_o = np.array([r is None for r in our_first])
-    kept_t = np.array([r is None for r in dt_first])
-    same_decision = kept_o == kept_t
-    same_filter = np.array([filter_of(a) == filter_of(b) for a, b in zip(our_first, dt_first, strict=True)])
-    same_rule = np.array([a == b for a, b in zip(our_first, dt_first, strict=True)])
-    results: dict = {"documents": n, "languages": {}, "filters": {}, "rules": {}, "causes": {}}
-
-    rows = []
-    code_arr = np.array(codes)
-    for code in codes_wanted + ["all"]:
-        m = np.ones(n, bool) if code == "all" else code_arr == code
-        if not m.any():
-            continue
-        if code == "all":
-            lang_ms = our_ms
-        else:  # this language's documents alone, in their own batches
-            sel = pa.array(m)
-            lang_ms = run_ours(t_arr.filter(sel), c_arr.filter(sel), s_arr.filter(sel), fineweb2, args.batch)[
-                2
-            ]
-        r = {
-            "docs": int(m.sum()),
-            "decision": float(same_decision[m].mean()),
-            "first_filter": float(same_filter[m].mean()),
-            "first_rule": float(same_rule[m].mean()),
-            "kept_ours": int(kept_o[m].sum()),
-            "kept_datatrove": int(kept_t[m].sum()),
-            "datatrove_ms": float(dt_ms[m].mean()),
-            "ours_ms": lang_ms,
-            "same_words": float(same_words[m].mean()),
-            "words_ratio": float(n_words_o[m].sum() / max(n_words_t[m].sum(), 1)),
-        }
-        results["languages"][code] = r
-        label = code if code == "all" else f"{code} {LANGUAGES[code][1]}"
-        rows.append(
-            (
-                label,
-                r["docs"],
-                pct(r["decision"]),
-                pct(r["first_filter"]),
-                pct(r["first_rule"]),
-                r["kept_ours"],
-                r["kept_datatrove"],
-                f"{r['datatrove_ms']:.2f}",
-                f"{lang_ms:.3f}",
-                f"{r['datatrove_ms'] / lang_ms:.0f}x",
-                pct(r["same_words"]),
-                f"{r['words_ratio']:.3f}",
-            )
-        )
-    table(
-        "Agreement per language (decision: same keep/drop; first filter / rule: same first failure; "
-        "CPU ms per document)",
-        rows,
-        (
-            "language",
-            "docs",
-            "decision%",
-            "filter%",
-            "rule%",
-            "kept ours",
-            "kept dt",
-            "dt ms",
-            "ours ms",
-            "dt/ours",
-            "same words%",
-            "words ours/dt",
-        ),
-    )
-
-    rows = []
-    sources = np.array(["udhr" if d.source == "udhr" else "web" for d in all_docs])
-    for source in ("udhr", "web"):
-        m = sources == source
-        if m.any():
-            rows.append(
-                (
-                    source,
-                    int(m.sum()),
-                    pct(same_decision[m].mean()),
-                    pct(same_filter[m].mean()),
-                    int(kept_o[m].sum()),
-                    int(kept_t[m].sum()),
-                )
-            )
-    table("Agreement per source", rows, ("source", "docs", "decision%", "filter%", "kept ours", "kept dt"))
-
-    rows = []
-    for name in CHAIN:
-        o = np.array([r is None for r in ours[name]])
-        t = np.array([r is None for r in theirs[name]])
-        agree = float((o == t).mean())
-        results["filters"][name] = {
-            "agree": agree,
-            "drop_ours": int((~o).sum()),
-            "drop_datatrove": int((~t).sum()),
-        }
-        rows.append((name, n, pct(agree), int((~o).sum()), int((~t).sum()), int((o != t).sum())))
-    table(
-        "Agreement per filter (each filter alone on every document)",
-        rows,
-        ("filter", "docs", "agree%", "drop ours", "drop dt", "differ"),
-    )
-
-    # every rule: how often it is a document's first failure on each side (all rules must fire)
-    first_o, first_t = Counter(our_first), Counter(dt_first)
-    alone_o = Counter(r for name in CHAIN for r in ours[name] if r)
-    alone_t = Counter(r for name in CHAIN for r in theirs[name] if r)
-    rows = []
-    for rule in sorted(set(alone_o) | set(alone_t) | {r for r in first_o if r} | {r for r in first_t if r}):
-        both = sum(1 for a, b in zip(our_first, dt_first, strict=True) if a == b == rule)
-        results["rules"][rule] = {
-            "first_ours": first_o[rule],
-            "first_datatrove": first_t[rule],
-            "first_both": both,
-            "alone_ours": alone_o[rule],
-            "alone_datatrove": alone_t[rule],
-        }
-        rows.append((rule, first_o[rule], first_t[rule], both, alone_o[rule], alone_t[rule]))
-    table(
-        "Rules fired (first failure of the chain; and fired with each filter alone)",
-        rows,
-        ("rule", "first ours", "first dt", "first both", "alone ours", "alone dt"),
-    )
-
-    # variants of the UDHR documents
-    rows = []
-    variants = np.array([d.variant for d in all_docs])
-    for variant in list(VARIANTS) + ["web"]:
-        m = variants == variant
-        if m.any():
-            top = Counter(dt_first[i] or "keep" for i in np.flatnonzero(m)).most_common(2)
-            rows.append(
-                (
-                    variant,
-                    int(m.sum()),
-                    pct(same_decision[m].mean()),
-                    int(kept_o[m].sum()),
-                    int(kept_t[m].sum()),
-                    ", ".join(f"{r} {c}" for r, c in top),
-                )
-            )
-    table(
-        "Per document kind",
-        rows,
-        ("kind", "docs", "decision%", "kept ours", "kept dt", "datatrove's top verdicts"),
-    )
-
-    # causes of disagreement
-    differ = np.flatnonzero(~same_decision | ~same_filter)
-    causes: dict[str, list] = defaultdict(list)
-    for i in differ.tolist():
-        cause, detail = diagnose(i, all_docs[i], codes[i], keys[i], profiles[i], scores[i], ours, theirs)
-        causes[cause].append((i, detail))
-    print(f"\n## Disagreements by cause ({len(differ)} documents differ in decision or first filter)")
-    for cause, items in sorted(causes.items(), key=lambda kv: -len(kv[1])):
-        langs = Counter(codes[i] for i, _ in items)
-        decision = sum(1 for i, _ in items if not same_decision[i])
-        print(f"\n{len(items):4d} ({decision} decisions) {cause}")
-        print(f"      languages: {', '.join(f'{c} {v}' for c, v in langs.most_common())}")
-        examples = []
-        for i, detail in items[: args.examples]:
-            d = all_docs[i]
-            snippet = d.text[:100].replace("\n", " | ")
-            print(
-                f"    - {d.source}/{d.name} [{codes[i]}, {d.variant}] "
-                f"ours {our_first[i]}, datatrove {dt_first[i]}"
-            )
-            print(f"        {detail[:400]}")
-            print(f"        text: {snippet}")
-            examples.append(
-                {
-                    "doc": f"{d.source}/{d.name}",
-                    "language": codes[i],
-                    "variant": d.variant,
-                    "ours": our_first[i],
-                    "datatrove": dt_first[i],
-                    "detail": detail,
-                }
-            )
-        results["causes"][cause] = {
-            "count": len(items),
-            "decisions": decision,
-            "languages": dict(langs),
-            "examples": examples,
-        }
-
-    # cost
-    dt_mean = float(dt_ms.mean())
-    print(
-        f"\n## Cost, CPU ms per document ({n} documents, "
-        f"mean {int(np.mean([len(t) for t in texts]))} characters)"
-    )
-    print(f"contentx apply_filters, fineweb2 preset (batches of {args.batch}): {our_ms:.3f}")
-    print(f"datatrove FineWeb-2 chain, one document at a time:          {dt_mean:.3f}")
-    print(f"datatrove / ours: {dt_mean / our_ms:.1f}x")
-    results["cost"] = {"ours_ms": our_ms, "datatrove_ms": dt_mean, "ratio": dt_mean / our_ms}
-
-    # fineweb2 vs fineweb presets (language score off on both)
-    english = make_documents("en", args.docs * 2, args.seed, stems=("eng",))
-    web_en = [web[j] for j in range(len(web)) if detected[len(docs) + j][0] == "en"]
-    en_texts = [d.text for d in english + web_en]
-    en_det = [detect_language(t) for t in en_texts]
-    rows = []
-    results["presets"] = {}
-    for label, tx, cs, ss in (
-        (
-            f"English ({len(english)} UDHR + {len(web_en)} web)",
-            en_texts,
-            [c or "en" for c, _ in en_det],
-            [s or 0.0 for _, s in en_det],
-        ),
-        (f"multilingual ({n})", texts, codes, scores),
-    ):
-        ta, ca, sa = pa.array(tx, pa.large_string()), pa.array(cs), pa.array(ss)
-        costs = {}
-        for name in ("fineweb", "fineweb2", "fineweb", "fineweb2"):  # alternated, the best of two
-            ms = run_ours(ta, ca, sa, with_table(name, {"min_language_score": False}), args.batch)[2]
-            costs[name] = min(costs.get(name, np.inf), ms)
-        rows.append(
-            (
-                label,
-                f"{costs['fineweb']:.3f}",
-                f"{costs['fineweb2']:.3f}",
-                f"{costs['fineweb2'] / costs['fineweb']:.2f}x",
-            )
-        )
-        results["presets"][label] = costs
-    table(
-        "Our presets, CPU ms per document (language score off; best of two alternated runs)",
-        rows,
-        ("texts", "fineweb", "fineweb2", "fineweb2 / fineweb"),
-    )
+    chosen, english_web = select_documents(docs, web, wanted)
+    c = compare(chosen, args.batch)
+    results = {"documents": c.n, "languages": report_languages(c, wanted, args.batch)}
+    report_groups(c)
+    results["filters"], results["rules"] = report_filters(c)
+    results["causes"] = report_causes(c, args.examples)
+    english = [d.text for d in make_documents("en", args.docs * 2, args.seed, stems=("eng",))]
+    results["cost"] = report_cost(c, english + [d.text for d in english_web], args.batch)
 
     overall = results["languages"]["all"]
-    low = [c for c, r in results["languages"].items() if c != "all" and r["decision"] < 0.97]
+    low = [k for k, r in results["languages"].items() if k != "all" and r["decision"] < 0.97]
+    cost = results["cost"]
     print(
         f"\nRESULT decision={overall['decision']:.4f} first_filter={overall['first_filter']:.4f} "
-        f"languages_below_97={','.join(low) or 'none'} ours_ms={our_ms:.3f} datatrove_ms={dt_mean:.3f} "
-        f"speedup={dt_mean / our_ms:.1f}x wall={time.time() - wall:.0f}s"
+        f"languages_below_97={','.join(low) or 'none'} ours_ms={cost['ours_ms']:.3f} "
+        f"datatrove_ms={cost['datatrove_ms']:.3f} speedup={cost['ratio']:.1f}x wall={time.time() - wall:.0f}s"
     )
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, ensure_ascii=False))
