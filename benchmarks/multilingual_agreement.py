@@ -1007,6 +1007,7 @@ def main(argv: list[str] | None = None) -> int:
     docs = [d for code in wanted for d in make_documents(code, args.docs, args.seed)]
     web = [] if args.no_web else web_documents(args.web, args.refresh_web)
     chosen, english_web = select_documents(docs, web, wanted)
+    random.Random(args.seed).shuffle(chosen)  # batches mix languages, as a crawl's do
     c = compare(chosen, args.batch)
     results = {"documents": c.n, "languages": report_languages(c, wanted, args.batch)}
     report_groups(c)
