@@ -142,15 +142,29 @@ def run(rng: random.Random, lines: tuple[str, ...], low: int, high: int) -> list
 
 
 def _tokens(line: str, unspaced: bool, rng: random.Random) -> list[str]:
-    """A line's pieces: space-separated words, or 1-4 character chunks of an unspaced script."""
+    """A line's pieces: space-separated words, or chunks of 1-4 characters of an unspaced script
+    (a combining mark stays with the character before it: Thai vowel and tone marks)."""
     if not unspaced:
         return line.split(" ")
     pieces, i = [], 0
     while i < len(line):
-        k = rng.randint(1, 4)
-        pieces.append(line[i : i + k])
-        i += k
+        end = min(len(line), i + rng.randint(1, 4))
+        while end < len(line) and unicodedata.category(line[end]).startswith("M"):
+            end += 1
+        pieces.append(line[i:end])
+        i = end
     return pieces
+
+
+def _clusters(line: str) -> list[str]:
+    """Each character with the combining marks after it."""
+    out: list[str] = []
+    for ch in line:
+        if out and unicodedata.category(ch).startswith("M"):
+            out[-1] += ch
+        else:
+            out.append(ch)
+    return out
 
 
 def _join(tokens: list[str], unspaced: bool) -> str:
@@ -297,7 +311,7 @@ def _long_words(lines: list[str], c: Ctx) -> list[str]:
 def _short_words(lines: list[str], c: Ctx) -> list[str]:
     share = c.rng.choice((0.3, 0.6, 0.9))
     if c.unspaced:
-        return [" ".join(line) if c.rng.random() < share else line for line in lines]
+        return [" ".join(_clusters(line)) if c.rng.random() < share else line for line in lines]
     return [
         " ".join(t[: c.rng.randint(1, 2)] if c.rng.random() < share else t for t in line.split(" "))
         for line in lines
