@@ -836,6 +836,26 @@ def report_languages(c: Comparison, wanted: list[str], batch: int) -> dict:
     return out
 
 
+def report_words(c: Comparison, wanted: list[str]) -> dict:
+    """Per language: the words found by one side only, most frequent first (over all documents)."""
+    print(
+        "\n## Words one side only has, per language (count over all documents; the segmenters' differences)"
+    )
+    out = {}
+    for code in wanted:
+        diff: Counter = Counter()
+        for i in (i for i, k in enumerate(c.codes) if k == code):
+            diff.update(c.our_words[i])
+            diff.subtract(c.dt_words[i])
+        ours_only = [(w, k) for w, k in diff.most_common() if k > 0][:6]
+        theirs_only = sorted(((w, -k) for w, k in diff.items() if k < 0), key=lambda x: -x[1])[:6]
+        out[code] = {"ours_only": ours_only, "datatrove_only": theirs_only}
+        if ours_only or theirs_only:
+            print(f"{code}: ours {' '.join(f'{w!r}:{k}' for w, k in ours_only)}")
+            print(f"    datatrove {' '.join(f'{w!r}:{k}' for w, k in theirs_only)}")
+    return out
+
+
 def report_groups(c: Comparison) -> None:
     """Agreement per source and per kind of document."""
     rows = []
@@ -1024,6 +1044,7 @@ def main(argv: list[str] | None = None) -> int:
     random.Random(args.seed).shuffle(chosen)  # batches mix languages, as a crawl's do
     c = compare(chosen, args.batch)
     results = {"documents": c.n, "languages": report_languages(c, wanted, args.batch)}
+    results["words"] = report_words(c, wanted)
     report_groups(c)
     results["filters"], results["rules"] = report_filters(c)
     results["causes"] = report_causes(c, args.examples)
