@@ -15,7 +15,8 @@ datatrove's tokenizer for the key (spaCy, jieba, SudachiPy, pythainlp, Kiwi, Ind
 Ours: ``apply_filters(texts, None, codes, scores, preset("fineweb2"))`` in batches.
 
 Both sides get the same language code and score per document (``detect_language``, lid.176, run
-once), and the same key (:data:`LANGUAGES`; ours maps the code itself, ``text/codes.py``).
+once); datatrove runs the configuration of the code's key (:data:`LANGUAGES`), ours maps the code
+itself (``text/codes.py``; a document whose profile is another key is a cause of its own).
 
 Documents:
 
@@ -23,16 +24,19 @@ Documents:
   of Human Rights (``../shared/data/udhr2``, public domain): a run of 5-40 lines, edited by one
   of :data:`VARIANTS` (repeated lines, repeated n-grams, stop words removed, punctuation removed,
   lists, bullets, ellipses, numbers, hashes, another language mixed in ...) so that every rule
-  of the chain fires on some documents; seeded, so the same on every run.
+  of the chain fires on some documents; in NFC; seeded, so the same on every run; shuffled, so
+  that batches mix languages.
 * ``web``: the ``ok`` texts of ``combined`` on the HTML records of ``../shared/warc/real`` and on
   ``../shared/data/scrapinghub``, those whose language is one of the 20 (cached in ``--web``).
 
 A document whose detected language is not one of the 20 is left out (counted).
 
 Printed: agreement (same keep/drop decision; same first failing filter; same first rule) per
-language, per filter (each filter alone on every document) and per source; documents kept on
-each side; every disagreement classified by cause (the first filter whose verdicts differ;
-datatrove's filter run again with *our* words: when it then decides as ours, the cause is the
+language, per filter (each filter alone on every document), per source and kind of document;
+documents kept on each side; the documents whose words are identical, and the words only one
+side has, per language; how often each rule fired on each side; every disagreement classified
+by cause (our profile is not the key; else the first filter whose verdicts differ, with
+datatrove's filter run again on *our* words: when it then decides as ours, the cause is the
 words, else the rule) with examples; CPU ms per document of both chains (``time.process_time``,
 tokenizers and profiles loaded first) and of our ``fineweb2`` preset against our ``fineweb``
 preset on English and multilingual texts (language score off on both, so every document reaches
