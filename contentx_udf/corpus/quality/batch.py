@@ -5,7 +5,7 @@ FineWeb order ``url`` -> ``language_score`` -> ``gopher_repetition`` -> ``gopher
 ``c4`` -> ``fineweb`` (C4 edits the text before FineWeb reads it), or FineWeb-2's
 ``gopher_repetition`` -> ``fineweb`` -> ``gopher_quality`` with ``fineweb2``, where every
 document is filtered with its language's profile (:mod:`.profiles`); PII masking comes last, on
-kept documents only.  Words and lines are cut once per batch, or per language group
+kept documents only.  Words and lines are cut once per batch, or once per segmenter
 (:class:`.text.TextBatch`), and shared.
 """
 
@@ -25,7 +25,7 @@ from .c4 import C4Quality
 from .fineweb import FineWebQuality
 from .gopher import GopherQuality, GopherRepetition
 from .pii import mask_pii
-from .profiles import UNDETERMINED, profile_for
+from .profiles import UNDETERMINED, combined_settings, profile_for
 from .settings import FILTER_ORDER, Settings
 from .text import TextBatch
 from .verdicts import Verdicts
@@ -121,8 +121,9 @@ def apply_filters(
     ``languages`` None means English for every text) and return :class:`FilterBatch`.
 
     With language profiles (``fineweb2``) each document's language key is computed once
-    (:func:`~contentx_udf.text.codes.language_keys`), the batch is grouped by key and each group
-    is filtered with its profile's settings and segmenter (:mod:`.profiles`)."""
+    (:func:`~contentx_udf.text.codes.language_keys`) and gives its profile (:mod:`.profiles`);
+    the batch is grouped by the profiles' segmenters and each group filtered in one pass, every
+    threshold a per-document array (:func:`.profiles.combined_settings`)."""
     texts = as_strings(texts)
     n = len(texts)
     if texts.null_count:
@@ -135,18 +136,17 @@ def apply_filters(
         for i, kind in enumerate(settings.url_blocklist.match(as_strings(urls))):
             if kind is not None:
                 drops.drop[i], drops.rule[i], drops.alive[i] = "url", f"url.{kind}", False
-    profile_column = fallback_column = None
     if settings.language_profiles:
-        groups, profile_column, fallback_column = _profile_groups(texts, languages, settings)
+        groups, thresholds, profile_column, fallback_column = _profile_groups(texts, languages, settings)
     else:
-        groups = [(np.arange(n), settings, None, DEFAULT)]
-    thresholds = np.full(n, -np.inf)
-    for docs, group_settings, _, _ in groups:
-        if group_settings.min_language_score is not None:
-            thresholds[docs] = group_settings.min_language_score
+        groups = [_Group(np.arange(n), [], np.zeros(n, np.int64), None, DEFAULT, settings)]
+        thresholds = np.full(
+            n, -np.inf if settings.min_language_score is None else settings.min_language_score
+        )
+        profile_column = fallback_column = None
     if np.isfinite(thresholds).any():
         scores = _scores(language_scores, n)
-        low = drops.alive & np.isfinite(thresholds) & ~(scores >= thresholds)
+        low = drops.alive & ~(scores >= thresholds)
         for i in np.flatnonzero(low).tolist():
             drops.drop[i], drops.rule[i], drops.alive[i] = (
                 "language_score",
@@ -155,22 +155,26 @@ def apply_filters(
             )
     out_text = texts
     lines_removed = np.zeros(n, np.int64)
-    for members, group_settings, key, segmenter in groups:
-        docs = members[drops.alive[members]]
-        if len(docs) == 0 or not _any_text_filter(group_settings):
+    for group in groups:
+        alive = drops.alive[group.members]
+        docs = group.members[alive]
+        if len(docs) == 0:
             continue
-        if key is None:
-            sub_languages = None if languages is None else as_strings(languages).take(docs)
+        if group.profiles:
+            group_settings = combined_settings(group.profiles, group.profile_index[alive])
+            sub_languages = group.keys.take(docs)
         else:
-            sub_languages = pa.array(np.full(len(docs), key, dtype=object), pa.string())
-        batch = TextBatch(
-            texts.take(docs), sub_languages, not group_settings.word_rules_without_spaces, segmenter
-        )
-        alive, edited, removed = _run_text_filters(batch, group_settings, docs, drops)
+            group_settings = group.settings
+            sub_languages = None if languages is None else as_strings(languages).take(docs)
+        if not _any_text_filter(group_settings):
+            continue
+        detect = ~np.asarray(group_settings.word_rules_without_spaces, bool)
+        batch = TextBatch(texts.take(docs), sub_languages, detect, group.segmenter)
+        passed, edited, removed = _run_text_filters(batch, group_settings, docs, drops)
         if removed is not None:
-            lines_removed[docs] = np.where(alive, removed, 0)
-            if alive.any():
-                kept = np.flatnonzero(alive)
+            lines_removed[docs] = np.where(passed, removed, 0)
+            if passed.any():
+                kept = np.flatnonzero(passed)
                 out_text = replace_at(out_text, docs[kept], edited.take(kept))
     emails = np.zeros(n, np.int64)
     ips = np.zeros(n, np.int64)
@@ -192,24 +196,45 @@ def apply_filters(
     )
 
 
+@dataclass
+class _Group:
+    """Documents filtered in one pass: ``members`` (batch indices); with language profiles, the
+    ``profiles`` among them and each member's position in that list (``profile_index``), the
+    batch's ``keys`` column; the ``segmenter`` they share; ``settings`` without profiles."""
+
+    members: np.ndarray
+    profiles: list
+    profile_index: np.ndarray
+    keys: pa.Array | None
+    segmenter: str
+    settings: Settings | None = None
+
+
 def _profile_groups(texts: pa.Array, languages, settings: Settings):
-    """The documents grouped by language profile: ``[(indices, settings, key, segmenter)]`` and
-    the per-document ``profile`` and ``fallback`` columns (one sort, no per-document loop)."""
+    """The batch grouped by segmenter (one pass of the filters each, every threshold per
+    document), each document's language-score threshold, and the ``profile`` and ``fallback``
+    columns.  Keys and profiles are computed once per distinct label and key; one sort."""
     n = len(texts)
     codes = pa.array(np.full(n, "en", dtype=object), pa.string()) if languages is None else languages
     keys = pc.fill_null(language_keys(as_strings(codes), texts), UNDETERMINED)
     encoded = pc.dictionary_encode(keys)
-    index = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    key_index = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     profiles = [profile_for(settings, key) for key in encoded.dictionary.to_pylist()]
-    profile_column = pa.array([p.key for p in profiles], pa.string()).take(encoded.indices)
+    profile_keys = pa.array([p.key for p in profiles], pa.string())
+    profile_column = profile_keys.take(encoded.indices)
     fallback_column = pa.array([p.fallback for p in profiles], pa.string()).take(encoded.indices)
-    order = np.argsort(index, kind="stable")
-    bounds = np.flatnonzero(np.diff(index[order])) + 1
+    minimum = [p.settings.min_language_score for p in profiles]
+    thresholds = np.array([-np.inf if m is None else m for m in minimum], float)[key_index]
+    segmenters = sorted({p.segmenter for p in profiles})
+    segmenter_index = np.array([segmenters.index(p.segmenter) for p in profiles], np.int64)[key_index]
+    order = np.argsort(segmenter_index, kind="stable")
+    bounds = np.flatnonzero(np.diff(segmenter_index[order])) + 1
     groups = []
     for members in np.split(order, bounds) if n else []:
-        profile = profiles[index[members[0]]]
-        groups.append((members, profile.settings, profile.key, profile.segmenter))
-    return groups, profile_column, fallback_column
+        used, local = np.unique(key_index[members], return_inverse=True)
+        group_profiles = [profiles[i] for i in used.tolist()]
+        groups.append(_Group(members, group_profiles, local, profile_column, group_profiles[0].segmenter))
+    return groups, thresholds, profile_column, fallback_column
 
 
 def _run_text_filters(
@@ -222,17 +247,19 @@ def _run_text_filters(
     edited, n_words, removed = batch.texts, batch.word_counts, None
     for name in settings.order:
         section = getattr(settings, name, None)
-        if section is None or not getattr(section, "enabled", False):
+        enabled = np.asarray(getattr(section, "enabled", False), bool)
+        if not enabled.any():
             continue
+        todo = alive & enabled  # a per-document switch (language profiles)
         if name == "gopher_repetition":
-            verdicts = GopherRepetition(section).evaluate(batch, alive)
+            verdicts = GopherRepetition(section).evaluate(batch, todo)
         elif name == "gopher_quality":
-            verdicts = GopherQuality(section).evaluate(batch, alive)
+            verdicts = GopherQuality(section).evaluate(batch, todo)
         elif name == "c4":
-            c4 = C4Quality(section).evaluate(batch, alive)
+            c4 = C4Quality(section).evaluate(batch, todo)
             verdicts, edited, n_words, removed = c4.verdicts, c4.texts(), c4.kept_words, c4.lines_removed
         else:
-            verdicts = FineWebQuality(section).evaluate(edited, n_words, batch.no_space, alive)
+            verdicts = FineWebQuality(section).evaluate(edited, n_words, batch.no_space, todo)
         drops.record(docs, verdicts)
         alive &= verdicts.passed
     return alive, edited, removed
@@ -240,7 +267,7 @@ def _run_text_filters(
 
 def _any_text_filter(settings: Settings) -> bool:
     return any(
-        section.enabled
+        np.asarray(section.enabled, bool).any()
         for section in (settings.gopher_repetition, settings.gopher_quality, settings.c4, settings.fineweb)
     )
 

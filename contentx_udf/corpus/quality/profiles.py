@@ -28,9 +28,12 @@ language's stop words would drop every document.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from typing import Any
+
+import numpy as np
 
 from ...errors import UserError
 from ...text.codes import LID_KEYS
@@ -42,6 +45,7 @@ from .settings import (
     GOPHER_QUALITY,
     GOPHER_REPETITION,
     PRESETS,
+    SECTIONS,
     Settings,
     _assign,
     _frozen,
@@ -179,6 +183,10 @@ def language_override(key: str, value: Any) -> tuple[str, str, Any]:
             raise UserError(f"{key}: expected a list of words, got {value!r}")
         return language, STOP_WORDS_FIELD, tuple(w.strip() for w in words)
     setting = CONFIG_KEYS.get(name, name)
+    if setting.startswith("c4."):
+        raise UserError(
+            f"{key}: C4 is not part of FineWeb-2's per-language filters; set c4.* for every language"
+        )
     try:
         _assign(PRESETS["fineweb2"], setting, value)
     except UserError as error:
@@ -190,3 +198,42 @@ def language_override(key: str, value: Any) -> tuple[str, str, Any]:
             ) from None
         raise UserError(f"{key}: {error}") from None
     return language, setting, _frozen(value)
+
+
+# -- several profiles in one pass --------------------------------------------------------------------
+
+
+def combined_settings(profiles: list[Profile], index: np.ndarray) -> Settings:
+    """One :class:`Settings` for documents of several profiles (``index``: each document's
+    position in ``profiles``), so that the filters run once over them: a value all the profiles
+    share stays as it is, any other becomes a per-document array (a threshold that is off for a
+    document is -inf for a minimum, +inf for a maximum: it never fails); the stop-word tables
+    are merged (each is keyed by its profile's key)."""
+    first = profiles[0].settings
+    if len(profiles) == 1:
+        return first
+    settings = [p.settings for p in profiles]
+    fields: dict[str, Any] = {}
+    for name in ("word_rules_without_spaces",):
+        fields[name] = _per_document([getattr(s, name) for s in settings], index, "bool", name)
+    for section_name, section_type in SECTIONS.items():
+        sections = [getattr(s, section_name) for s in settings]
+        values: dict[str, Any] = {}
+        for f in dataclasses.fields(section_type):
+            items = [getattr(section, f.name) for section in sections]
+            if f.metadata["kind"] == "stop_words":
+                values[f.name] = tuple(dict(pair for table in items for pair in table).items())
+            else:
+                values[f.name] = _per_document(items, index, f.metadata["kind"], f.name)
+        fields[section_name] = replace(sections[0], **values)
+    return replace(first, **fields)
+
+
+def _per_document(items: list, index: np.ndarray, kind: str, name: str) -> Any:
+    """``items`` (one per profile) as one value when equal, else as a per-document array."""
+    if all(item == items[0] for item in items[1:]):
+        return items[0]
+    if kind == "bool":
+        return np.asarray(items, bool)[index]
+    never = -np.inf if name.startswith("min_") else np.inf
+    return np.asarray([never if item is None else item for item in items], float)[index]

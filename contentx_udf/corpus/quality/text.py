@@ -88,10 +88,11 @@ class TextBatch:
     @cached_property
     def no_space(self) -> np.ndarray:
         """Per text: written in a script without spaces between words (word rules skipped);
-        all False when ``detect_no_space`` is off."""
-        if not self.detect_no_space:
+        all False when ``detect_no_space`` is off (it may be a per-text array)."""
+        detect = np.asarray(self.detect_no_space, bool)
+        if not detect.any():
             return np.zeros(self.n, bool)
-        return no_space_script(self.texts, self.languages)
+        return no_space_script(self.texts, self.languages) & detect
 
     def count(self, substring: str) -> np.ndarray:
         """Per text: non-overlapping occurrences of ``substring`` (``str.count``)."""

@@ -237,3 +237,42 @@ def test_a_bad_language_key_or_field_is_one_clear_user_error(item, message):
         parse("--filter-set", item)
     text = str(caught.value)
     assert text.startswith(message) and "\n" not in text
+
+
+def test_a_mixed_batch_decides_as_each_document_alone():
+    """The filters run once per segmenter over documents of many languages, every threshold
+    per document: the decisions are those of each document filtered alone."""
+    names = ["deu", "fra", "spa", "rus", "srp_cyrl", "srp_latn", "hin", "arb", "eng", "ita", "pol", "tur"]
+    codes = ["de", "fr", "es", "ru", "sr", "sr", "hi", "ar", "en", "it", "pl", "tr"]
+    texts = [udhr(n) for n in names]
+    texts += [
+        without_words(udhr("deu"), configs()["deu_Latn"]["stopwords"]),
+        "\n".join(udhr("fra").splitlines()[:3]),
+    ]
+    codes += ["de", "fr"]
+    settings = parse(
+        "--filter-set",
+        "fineweb2.spa_Latn.new_line_ratio=0.001",
+        "--filter-set",
+        "fineweb2.fra_Latn.fineweb.enabled=off",
+    )
+    together = apply_filters(texts, None, codes, [0.95] * len(texts), settings)
+    alone = [apply_filters([t], None, [c], [0.95], settings) for t, c in zip(texts, codes, strict=True)]
+    assert together.rule.to_pylist() == [a.rule.to_pylist()[0] for a in alone]
+    assert together.profile.to_pylist() == [a.profile.to_pylist()[0] for a in alone]
+    assert together.rule.to_pylist()[2] == "fineweb.max_newline_word_ratio"  # Spanish only
+    assert together.drop.to_pylist()[-1] == "gopher_quality"  # French skips FineWeb quality
+    assert len(set(together.rule.to_pylist())) >= 4  # kept, and dropped by different rules
+
+
+def test_the_shipped_configs_fineweb2_example_works(tmp_path):
+    from contentx_udf.corpus.quality.settings import DEFAULT_CONFIG
+
+    lines = DEFAULT_CONFIG.read_text(encoding="utf-8").splitlines()
+    start = lines.index("# [filters.fineweb2.deu_Latn]")
+    example = "\n".join(line[2:] for line in lines[start:] if line.startswith("# "))
+    config = tmp_path / "corpus.toml"
+    config.write_text('[filters]\npreset = "fineweb2"\n' + example + "\n")
+    s = profile_for(parse(config=config), "deu_Latn").settings
+    assert s.fineweb.max_newline_word_ratio == 0.2 and s.gopher_quality.min_words == 30
+    assert s.gopher_quality.stop_words_of("deu_Latn") == ("der", "die", "und")
