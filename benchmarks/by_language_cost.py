@@ -5,7 +5,8 @@
 A synthetic extraction table (``tests/corpus/tables.py``'s random articles; 10 % exact copies;
 three languages) is built once; then the corpus job runs on it ``--pairs`` times with the report's
 per-language aggregation and as many times without it (``reason_counts`` replaced by an empty
-frame), alternated, after one uncounted pair that warms up, in one local[2] SparkSession.  Prints
+frame), alternated, after one uncounted pair that warms up, in one SparkSession (the repository's
+conf/: local[*,3]).  Prints
 each run's seconds and the median ratio.  A benchmark, not a test: it prints figures.
 """
 
@@ -51,9 +52,10 @@ def main() -> int:
 
     prepare_driver()  # the workers run this interpreter
     spark = (
-        SparkSession.builder.master("local[2]")
+        SparkSession.builder.appName("contentx-by-language-cost")  # master: conf/spark-defaults.conf
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.ui.showConsoleProgress", "false")
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
