@@ -6,8 +6,7 @@ A synthetic extraction table (``tests/corpus/tables.py``'s random articles; 10 %
 three languages) is built once; then the corpus job runs on it ``--pairs`` times with the report's
 per-language aggregation and as many times without it (``reason_counts`` replaced by an empty
 frame), alternated, after one uncounted pair that warms up, in one SparkSession (the repository's
-conf/: local[*,3]).  Prints
-each run's seconds and the median ratio.  A benchmark, not a test: it prints figures.
+conf/: local[*,3]).  Prints each run's seconds and the median ratio.  A benchmark, not a test.
 """
 
 from __future__ import annotations
