@@ -36,6 +36,7 @@ import pyarrow as pa  # the Arrow UDF's type hints name it
 from ..errors import UserError, job_main
 from ..spark.output import OutputStore
 from ..spark.worker_env import check_java, spark_session
+from .by_language import KEPT, check_totals, per_language, reason_counts
 from .config import CorpusConfig, build_config, build_parser
 from .dedup import NearSettings, decide, preference
 from .filters import FILTERS, with_drop_reason
@@ -142,6 +143,8 @@ def first_pass(rows, config: CorpusConfig, settings: PassSettings):
         "r.emails_masked",
         "r.ips_masked",
         "r.c4_lines_removed",
+        "r.profile",
+        "r.fallback",
     )
 
 
@@ -293,9 +296,10 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
     if config.dedup == "none":
         kept_ids = passing.select("doc_id", F.lit(1).cast("long").alias("duplicate_count"))
         outcomes = {"kept": passed_count}
+        per_document = passing.withColumn("outcome", F.lit(KEPT))
     else:
         near_settings = NearSettings(config.near_threshold, config.verify_edges) if near else None
-        kept_ids, outcome_rows = decide(passing, against, near_settings, checkpoint)
+        kept_ids, outcome_rows, per_document = decide(passing, against, near_settings, checkpoint)
         outcomes = {r["outcome"]: int(r["documents"] or 0) for r in outcome_rows.collect()}
     for name in ("exact_duplicate", "near_duplicate", "seen_before"):
         dropped[name] = outcomes.get(name, 0)
@@ -316,6 +320,11 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
         .collect()
     ]
     kept = sum(x["documents"] for x in languages)
+    by_language = per_language(
+        reason_counts(table.where(F.col("drop").isNotNull()), per_document).collect(),
+        dropped,
+        {x["language"]: x["characters"] for x in languages},
+    )
     hist_counts = {
         r["bin"]: r["count"] for r in kept_df.groupBy(_length_bin().alias("bin")).count().collect()
     }
@@ -349,6 +358,7 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
         "pii_masked": {"emails": int(masked["emails"] or 0), "ips": int(masked["ips"] or 0)},
         "c4_lines_removed": int(masked["c4"] or 0),
         "languages": languages,
+        "by_language": by_language,
         "text_length_histogram": {label: hist_counts.get(label, 0) for label in length_bin_labels()},
         "top_hosts": [{"host": r["host"], "documents": r["count"]} for r in hosts],
         "cluster_sizes": {int(r["duplicate_count"]): r["count"] for r in sizes},
@@ -360,6 +370,7 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
     }
     if input_rows != kept + sum(dropped.values()):  # the counts are the report's promise
         raise RuntimeError(f"counts do not add up: {input_rows} rows, {kept} kept, dropped {dropped}")
+    check_totals(by_language, input_rows, kept, dropped)
     return _commit(store, run_dir, report)
 
 

@@ -13,6 +13,8 @@ import io
 import json
 from typing import Any, Protocol
 
+from .by_language import markdown as by_language_markdown
+
 
 class Store(Protocol):
     """Where the report goes (:class:`contentx_udf.spark.output.OutputStore`)."""
@@ -152,9 +154,8 @@ def _markdown(report: dict[str, Any]) -> str:
         out += ["## Rules that dropped documents", "", "| filter | rule | documents |", "|---|---|---:|"]
         out += [f"| {r['filter']} | {r['rule']} | {r['documents']} |" for r in report["dropped_rules"]]
         out += [""]
-    out += ["## Languages", "", "| language | documents | characters |", "|---|---:|---:|"]
-    out += [f"| {x['language']} | {x['documents']} | {x['characters']} |" for x in report["languages"]]
-    out += ["", "## Text length", "", "| characters | documents |", "|---|---:|"]
+    out += by_language_markdown(report.get("by_language") or [])
+    out += ["## Text length", "", "| characters | documents |", "|---|---:|"]
     out += [f"| {k} | {v} |" for k, v in report["text_length_histogram"].items()]
     out += ["", "## Top hosts", "", "| host | documents |", "|---|---:|"]
     out += [f"| {h['host']} | {h['documents']} |" for h in report["top_hosts"]]
