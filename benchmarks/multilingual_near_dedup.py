@@ -127,19 +127,24 @@ def expected_found(pairs: list[tuple[str, str]], rule: str, bands: int, rows: in
     return float(candidate_probability(similarity, bands, rows).mean())
 
 
-def expected_merges(originals: list[str], rule: str, bands: int, rows: int) -> float:
-    """The sum over all pairs of ``originals`` of their candidate probability (exact Jaccard from a
-    documents x 5-grams incidence matrix)."""
-    sets = shingle_arrays(originals, rule)
-    vocabulary, ids = np.unique(np.concatenate(sets), return_inverse=True)
-    incidence = np.zeros((len(sets), len(vocabulary)), dtype=np.float32)
+def cross_family(texts: list[str], family: list[int], rule: str, bands: int, rows: int):
+    """``(expected, closest)`` over the pairs of ``texts`` of different families (an original and
+    its near copy are one family): the sum of their candidate probabilities, the number of links
+    between families the banding is expected to make (each merges an original away), and each
+    text's highest exact Jaccard similarity with a text of another family (from a texts x 5-grams
+    incidence matrix)."""
+    sets = shingle_arrays(texts, rule)
+    _, ids = np.unique(np.concatenate(sets), return_inverse=True)
+    incidence = np.zeros((len(sets), int(ids.max()) + 1), dtype=np.float32)
     incidence[np.repeat(np.arange(len(sets)), [len(x) for x in sets]), ids] = 1.0
     shared = incidence @ incidence.T
     sizes = incidence.sum(axis=1)
-    union = sizes[:, None] + sizes[None, :] - shared
+    similarity = shared / np.maximum(sizes[:, None] + sizes[None, :] - shared, 1)
+    families = np.asarray(family)
+    similarity[families[:, None] == families[None, :]] = 0.0
     upper = np.triu_indices(len(sets), k=1)
-    similarity = shared[upper] / np.maximum(union[upper], 1)
-    return float(candidate_probability(similarity, bands, rows).sum())
+    expected = float(candidate_probability(similarity[upper], bands, rows).sum())
+    return expected, similarity.max(axis=1)
 
 
 def main() -> int:
@@ -171,7 +176,7 @@ def main() -> int:
     kinds: list[tuple[str, str, str]] = []  # (name, size, "original" | "near") of each row
     copies: list[tuple[str, str, str]] = []
     copy_kinds: list[tuple[str, str, str]] = []
-    cell_originals: dict[tuple[str, str], list[str]] = {}
+    cells: dict[tuple[str, str], tuple[list[str], list[int], list[int]]] = {}  # texts, families, rows
     for name in names:
         language = LANGUAGES.get(name, name)
         for label, size in SIZES.items():
@@ -182,7 +187,15 @@ def main() -> int:
             for text, _ in near:
                 copies.append((f"https://{name}.example/{label}/copy{len(copies)}", text, language))
                 copy_kinds.append((name, label, "near"))
-            cell_originals[(name, label)] = originals
+            cells[(name, label)] = (
+                originals + [text for text, _ in near],
+                list(range(len(originals))) + [source for _, source in near],
+                # rows of the originals; copies as -1 - their index among all copies (placed later)
+                list(range(len(rows) - len(originals), len(rows)))
+                + [-1 - (len(copies) - len(near) + j) for j in range(len(near))],
+            )
+    for _texts, _families, where in cells.values():  # the copies' rows: after all originals
+        where[:] = [w if w >= 0 else len(rows) - 1 - w for w in where]
     rows += copies
     kinds += copy_kinds
     shutil.rmtree(args.work, ignore_errors=True)
@@ -207,17 +220,18 @@ def main() -> int:
         for i, key in enumerate(kinds):
             tally.setdefault(key, [0, 0])[0] += i not in kept  # not kept: merged
             tally[key][1] += 1
-        results[rule] = {"tally": tally, "report": report, "seconds": seconds}
+        results[rule] = {"tally": tally, "report": report, "seconds": seconds, "kept": kept}
         print(f"--near-words {rule}: {seconds:.1f} s, kept {report['kept']}, dropped {report['dropped']}")
     bands, rows_per_band = (results["segmented"]["report"]["minhash"][k] for k in ("bands", "rows"))
     print(
         f"\nbefore (--near-words letters) -> after (segmented), {bands} x {rows_per_band} bands: near copies "
-        f"found; expected by the curve from {args.pairs} further pairs; originals merged (expected from "
-        "all pairs of originals)\n"
+        f"found; expected by the curve from {args.pairs} further pairs; originals merged (expected: links "
+        "between an original or copy and another original or its copy)\n"
     )
     print("| language | size | near copies found | expected | originals merged (expected) |")
     print("|---|---|---|---|---|")
     summary = []
+    closest_of_merged: dict[str, list[float]] = {rule: [] for rule in RULES}
     spare = random.Random(args.seed + 1)
     for name in names:
         for label, size in SIZES.items():
@@ -230,13 +244,26 @@ def main() -> int:
                 lost = tally[(name, label, "original")][0]
                 found.append(f"{hits / n_near:.2f}")
                 expected.append(f"{expected_found(pairs, rule, bands, rows_per_band):.2f}")
-                chance = expected_merges(cell_originals[(name, label)], rule, bands, rows_per_band)
+                texts, families, where = cells[(name, label)]
+                chance, closest = cross_family(texts, families, rule, bands, rows_per_band)
+                kept = results[rule]["kept"]
+                closest_of_merged[rule] += [
+                    float(closest[j])
+                    for j, row in enumerate(where)
+                    if kinds[row][2] == "original" and row not in kept
+                ]
                 merged.append(f"{lost} ({chance:.1f})")
                 summary.append(f"{name}_{label}_{rule}={hits / n_near:.3f}/{expected[-1]}/{lost}")
             print(
                 f"| {name} | {label} | "
                 + " | ".join(" -> ".join(x) for x in (found, expected, merged))
                 + " |"
+            )
+    for rule, values in closest_of_merged.items():
+        if values:
+            print(
+                f"{rule}: {len(values)} originals merged; exact Jaccard with their closest document of "
+                f"another original: median {statistics.median(values):.2f}, max {max(values):.2f}"
             )
     print("\nRESULT " + " ".join(summary))
     (args.work / "result.json").write_text(
