@@ -12,23 +12,31 @@ API shared by the filters (``corpus/quality``) and near dedup (``corpus/minhash`
 **Reference.** datatrove's per-language word tokenizers
 (``datatrove/utils/word_tokenizers.py``, ``assets/tokenizer_assignment.csv``), which FineWeb-2's
 thresholds and stop words were computed with: spaCy ``blank(lang)`` for most languages, jieba
-(zh), SudachiPy (ja), pythainlp (th), Kiwi (ko), khmer-nltk, laonlp, botok (bo), IndicNLP.  Here:
+(zh), SudachiPy (ja), pythainlp (th), Kiwi (ko), pyvi (vi), khmer-nltk, laonlp, pyidaungsu,
+botok (bo), IndicNLP.  Here one table, :data:`SEGMENTERS` (key -> name: :func:`segmenter_for`):
 
-* **Spaced scripts** (``spaces``): :func:`.words.split_words` (spaCy's blank English rules),
-  then the language's rewrites of :data:`REWRITES` (one table), applied once per distinct word of
-  the batch: French, Italian and Catalan elisions (``l'homme`` -> ``l'`` ``homme``, as spaCy fr/it/ca
-  split them; FineWeb-2's French stop words hold ``l'`` and ``d'``), Korean particles and endings.
+* **Spaced scripts**: :func:`.words.split_words` (spaCy's blank English rules), with English
+  contractions only for English (``spaces``; spaCy's other languages keep German ``im`` and
+  French ``dont`` whole: ``spaces:plain``), with a dash between letters inside the word where
+  that language's spaCy keeps it (``spaces:hyphens``: de, es, pt, nl, ...), then the language's
+  :class:`Rewrite` rules, applied once per distinct word of the batch: French, Italian and
+  Catalan elisions (``l'homme`` -> ``l'`` ``homme``; FineWeb-2's French stop words hold ``l'``
+  and ``d'``), Korean particles and endings (its stop words are Kiwi's morphemes).
 * **Scripts without spaces** (``icu``): runs of Han, kana, Thai, Lao, Khmer and Myanmar
   characters are cut into words by ICU's word BreakIterator (its dictionaries: CJK, Thai, Lao,
   Khmer, Burmese; PyPI ``pyicu-wheels``), one iterator over the concatenated runs of the batch; a
   space is inserted at every boundary and the spaced text goes through :func:`.words.split_words`.
   Tibetan (no ICU dictionary) is cut into syllables after every tsheg (``་``), botok's unit.
 
+Agreement with the reference and cost: ``benchmarks/segment_agreement.py`` (README, "Words for
+every script").
+
 ``chunk_counts`` stays ``len(text.split())`` of the original text (C4 counts ``line.split()``).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -43,8 +51,6 @@ from .words import Words, split_words
 
 #: Today's splitter: spaCy's blank English tokenizer rules (:mod:`.words`).
 DEFAULT = "spaces"
-#: ICU's dictionary word break inside runs of scripts without spaces, then :data:`DEFAULT`.
-ICU = "icu"
 
 #: Characters of the scripts written without spaces between words (RE2), and the marks used
 #: inside their words although their script property is Common (prolonged sound mark, voicing
@@ -70,71 +76,140 @@ class Rewrite:
 
     pattern: str
     replacement: str
+    exempt: frozenset[str] = frozenset()
 
 
-_ELISION = r"(?i)^((?:{})['’])(\pL.*)$"
-#: Words split further per language (ISO 639-1 or -3 code): spaCy fr / it / ca split an elided
-#: article or pronoun from the next word (``l'homme``, ``dell'uomo``, ``d'una``).
-REWRITES: dict[str, tuple[Rewrite, ...]] = {
-    "fr": (Rewrite(_ELISION.format("l|d|j|m|n|s|t|c|qu|jusqu|lorsqu|puisqu|quoiqu|presqu"), r"\1 \2"),),
-    "it": (
-        Rewrite(
-            _ELISION.format(
-                "l|d|c|s|m|t|v|n|un|all|dall|dell|nell|sull|coll|pell|quell|quest|com|dov|cos|tutt|anch"
+@dataclass(frozen=True)
+class Segmenter:
+    """How one language cuts words: the spaced-script rules of :func:`.words.split_words` (with
+    English contractions or not; a dash between letters a word of its own or not), after ICU's
+    spaces in runs of scripts without spaces (``no_space``), then ``rewrites`` of single words,
+    in order."""
+
+    name: str
+    english: bool = False
+    split_hyphens: bool = True
+    no_space: bool = False
+    rewrites: tuple[Rewrite, ...] = ()
+
+
+_ELISION = r"^((?:{})['’])(\pL.*)$"
+#: Korean: particles and endings after a stem of Hangul (``권리를`` -> ``권리`` ``를``, ``동등한``
+#: -> ``동등`` ``한``), then the two-syllable endings into their syllables (``한다`` -> ``한`` ``다``)
+#: and a number from its counter (``1948년`` -> ``1948`` ``년``); FineWeb-2's Korean stop words
+#: are these particles and endings (Kiwi's morphemes).
+KOREAN_SUFFIXES = (
+    "으로서|으로써|으로|에서|에게|로서|로써|부터|까지|처럼|보다|에는|에도|"
+    "한다|된다|했다|하다|있다|없다|이다|하여|하고|하며|하는|되는|되어|하게|하지|하기|해야|"
+    "한|된|할|될|적|의|에|를|을|은|는|과|와|이|가|도|로|만|다|고|며|여"
+)
+#: Words that end like a particle but are one word (conjunctions, adverbs, common nouns).
+KOREAN_WHOLE = frozenset(
+    "또는 그리고 그러나 그러므로 하지만 그런데 또한 보다 없이 같이 함께 국가 인도 나이 사이 아이 오직 모두 "
+    "다만 특히 이미 아직 다시 매우 가장 가지 마치 비록 만약 이제 여기 거기 저기 누구 무엇 어디".split()
+)
+KOREAN = (
+    Rewrite(r"^([0-9]+)(\p{Hangul}+)$", r"\1 \2"),
+    Rewrite(rf"^(\p{{Hangul}}+?)({KOREAN_SUFFIXES})$", r"\1 \2", exempt=KOREAN_WHOLE),
+    Rewrite(r"^(\p{Hangul}+)(들)$", r"\1 \2"),
+    Rewrite(r"^(한|된|했|하|있|없|이|되|진)(다|여|고|며|는|어|게|지|기|야)$", r"\1 \2"),
+)
+
+#: Every segmenter (name -> rules).
+SEGMENTERS: dict[str, Segmenter] = {
+    s.name: s
+    for s in (
+        # spaCy's blank English rules: datatrove's tokenizer of English (and of None)
+        Segmenter("spaces", english=True),
+        # spaCy blank(lang) of the other spaced languages: no English contractions
+        Segmenter("spaces:plain"),
+        # spaCy de, es, pt, nl, sv, da, nb, fi, hu, ro, el, sr keep Baden-Württemberg whole
+        Segmenter("spaces:hyphens", split_hyphens=False),
+        # spaCy fr / it / ca split an elided article or pronoun from the next word
+        Segmenter(
+            "spaces:fr",
+            rewrites=(
+                Rewrite("(?i)" + _ELISION.format("l|d|j|m|n|s|t|c|qu|jusqu|lorsqu|puisqu|presqu"), r"\1 \2"),
             ),
-            r"\1 \2",
         ),
-    ),
-    "ca": (Rewrite(_ELISION.format("l|d|m|n|s|t"), r"\1 \2"),),
+        Segmenter("spaces:it", rewrites=(Rewrite(_ELISION.format(r"\pL+?"), r"\1 \2"),)),
+        Segmenter(
+            "spaces:ca",
+            split_hyphens=False,
+            rewrites=(
+                Rewrite("(?i)" + _ELISION.format("l|d|m|n|s|t"), r"\1 \2"),
+                # spaCy ca's exceptions: del -> d el, als -> a ls, pels -> p els
+                Rewrite(r"^(d|a|p)(el|els|l|ls)$", r"\1 \2"),
+            ),
+        ),
+        Segmenter("spaces:ko", rewrites=KOREAN),
+        # dictionary words of ICU in runs of Han, kana, Thai, Lao, Khmer, Myanmar; Tibetan syllables
+        Segmenter("icu", no_space=True),
+    )
 }
+ICU = "icu"
 
-#: FineWeb-2 key (``iso639-3_Script``), ISO 639-3 code, or script -> segmenter.
-SEGMENTER_OF_SCRIPT = {
-    "Hani": ICU,
-    "Hans": ICU,
-    "Hant": ICU,
-    "Jpan": ICU,
-    "Hira": ICU,
-    "Kana": ICU,
-    "Thai": ICU,
-    "Laoo": ICU,
-    "Khmr": ICU,
-    "Mymr": ICU,
-    "Tibt": ICU,
+#: ISO 639-3 code (FineWeb-2 key without script) -> segmenter, where not ``spaces:plain``: the
+#: languages datatrove's tokenizer_assignment.csv gives spaCy en, fr, it, ca, and those whose
+#: spaCy keeps hyphenated words whole (de, es, pt, nl, sv, da, nb, fi, hu, ro, el, sr).
+SEGMENTER_OF_LANGUAGE = {
+    **dict.fromkeys(("eng", "frr", "fry", "sco", "stq"), "spaces"),
+    **dict.fromkeys(("fra", "frp", "fur", "lld", "nrf", "nrm", "pcd", "roh", "wln"), "spaces:fr"),
+    **dict.fromkeys(("ita", "nap", "scn"), "spaces:it"),
+    "cat": "spaces:ca",
+    "kor": "spaces:ko",
+    **dict.fromkeys(
+        """bar deu gsw hrx swg arg ast cos ext lad mwl oci sdc spa srd por gos lim nds nld pdt vls zea
+        swe dan nno nob nor fin fit fkv krl liv lud olo vep vot hun ron rup ell pnt bos ckm cnr hbs
+        srp""".split(),
+        "spaces:hyphens",
+    ),
 }
-#: ISO 639-3 -> ISO 639-1 of the languages with rewrites.
-_LANGUAGE_CODES = {"fra": "fr", "ita": "it", "cat": "ca"}
+#: Script (FineWeb-2 key's second part) -> segmenter, before the language.
+SEGMENTER_OF_SCRIPT = {
+    **dict.fromkeys(
+        ("Hani", "Hans", "Hant", "Jpan", "Hira", "Kana", "Thai", "Laoo", "Khmr", "Mymr", "Tibt"), ICU
+    ),
+    "Hang": "spaces:ko",
+    "Kore": "spaces:ko",
+}
+#: Two-letter codes (lid.176 labels) accepted as keys.
+_TWO_LETTER = {
+    "en": "eng", "fr": "fra", "it": "ita", "ca": "cat", "ko": "kor", "de": "deu", "es": "spa",
+    "pt": "por", "nl": "nld", "sv": "swe", "da": "dan", "no": "nor", "nb": "nob", "nn": "nno",
+    "fi": "fin", "hu": "hun", "ro": "ron", "el": "ell", "sr": "srp", "bs": "bos", "sh": "hbs",
+    **dict.fromkeys(("zh", "ja", "th", "lo", "km", "my", "bo", "wuu", "yue", "dz"), "icu"),
+}  # fmt: skip
 
 
 def segmenter_for(key: str | None) -> str:
-    """The segmenter of a FineWeb-2 language key (``deu_Latn``, ``cmn_Hani``) or of None:
-    ``icu`` for scripts without spaces, else ``spaces`` or ``spaces:<lang>`` when the language
-    has rewrites (:data:`REWRITES`)."""
+    """The segmenter name of a FineWeb-2 language key (``deu_Latn``, ``cmn_Hani``), of a bare
+    language code (``deu``, ``de``) or of None (today's splitter, :data:`DEFAULT`)."""
     if not key:
         return DEFAULT
     language, _, script = key.partition("_")
-    if SEGMENTER_OF_SCRIPT.get(script) is not None:
-        return SEGMENTER_OF_SCRIPT[script]
-    code = _LANGUAGE_CODES.get(language, language)
-    if code in REWRITES:
-        return f"{DEFAULT}:{code}"
-    return DEFAULT
+    language = _TWO_LETTER.get(language.lower(), language.lower())
+    if language == ICU:
+        return ICU
+    return SEGMENTER_OF_SCRIPT.get(script) or SEGMENTER_OF_LANGUAGE.get(language, "spaces:plain")
 
 
 def split_words_with(texts: Sequence[str] | pa.Array, segmenter: str = DEFAULT) -> Words:
-    """The words of every string of ``texts`` (no nulls) by ``segmenter``."""
+    """The words of every string of ``texts`` (no nulls) by ``segmenter``; ``chunk_counts`` is
+    always ``len(text.split())`` of the text as given."""
+    if segmenter not in SEGMENTERS:
+        raise ValueError(f"unknown segmenter {segmenter!r}; known: {', '.join(SEGMENTERS)}")
+    rules = SEGMENTERS[segmenter]
     texts = as_strings(texts)
-    base, _, language = segmenter.partition(":")
-    if base not in (DEFAULT, ICU) or (language and language not in REWRITES):
-        known = [DEFAULT, ICU] + [f"{DEFAULT}:{code}" for code in REWRITES]
-        raise ValueError(f"unknown segmenter {segmenter!r}; known: {', '.join(known)}")
-    if base == ICU:
-        words = split_words(spaced_for_minhash(texts))
+    if rules.no_space:
+        words = split_words(
+            spaced_for_minhash(texts), english=rules.english, split_hyphens=rules.split_hyphens
+        )
         chunks = np.diff(split_whitespace(texts)[1]) if len(texts) else np.zeros(0, np.int64)
         words = Words(words.offsets, words.ids, words.vocabulary, chunks.astype(np.int64))
     else:
-        words = split_words(texts)
-    for rewrite in REWRITES.get(language, ()):
+        words = split_words(texts, english=rules.english, split_hyphens=rules.split_hyphens)
+    for rewrite in rules.rewrites:
         words = _rewrite(words, rewrite)
     return words
 
@@ -144,6 +219,10 @@ def _rewrite(words: Words, rewrite: Rewrite) -> Words:
     replacement: once per distinct word, then the word ids are expanded."""
     vocabulary = words.vocabulary.cast(pa.large_string())
     hit = pc.match_substring_regex(vocabulary, rewrite.pattern).to_numpy(zero_copy_only=False)
+    if rewrite.exempt and hit.any():
+        hit &= ~pc.is_in(vocabulary, value_set=pa.array(sorted(rewrite.exempt), pa.large_string())).to_numpy(
+            zero_copy_only=False
+        )
     if not hit.any():
         return words
     where = np.flatnonzero(hit)
@@ -160,7 +239,12 @@ def _rewrite(words: Words, rewrite: Rewrite) -> Words:
     word_counts = counts[words.ids]
     ids = entry_ids[ragged_index(starts[words.ids], word_counts)]
     ends = np.concatenate(([0], np.cumsum(word_counts)))
-    return Words(ends[words.offsets], ids, entries.dictionary, words.chunk_counts)
+    # the vocabulary keeps only the words still used (a rewritten word may be gone)
+    used = np.zeros(len(entries.dictionary), bool)
+    used[ids] = True
+    remap = np.cumsum(used) - 1
+    vocabulary = entries.dictionary.filter(pa.array(used))
+    return Words(ends[words.offsets], remap[ids], vocabulary, words.chunk_counts)
 
 
 # --- scripts without spaces ---------------------------------------------------------------------
@@ -221,11 +305,17 @@ def _icu():
     return icu
 
 
-@cache
+_THREAD = threading.local()
+
+
 def _icu_word_iterator():
-    """ICU's word BreakIterator (root locale: the dictionary is chosen by script)."""
-    icu = _icu()
-    return icu.BreakIterator.createWordInstance(icu.Locale.getRoot())
+    """ICU's word BreakIterator (root locale: the dictionary is chosen by script), one per thread
+    (an iterator holds its text)."""
+    iterator = getattr(_THREAD, "iterator", None)
+    if iterator is None:
+        icu = _icu()
+        iterator = _THREAD.iterator = icu.BreakIterator.createWordInstance(icu.Locale.getRoot())
+    return iterator
 
 
 def _boundaries(strings: pa.Array) -> np.ndarray:
@@ -254,8 +344,10 @@ def _boundaries(strings: pa.Array) -> np.ndarray:
     positions = [lo[~np.isin(codes[lo - 1], _WHITESPACE_CODES)], hi[~np.isin(codes[hi], _WHITESPACE_CODES)]]
     if len(runs_lo):
         positions.append(_icu_internal(codes, runs_lo, runs_hi))
-    cps = np.unique(np.concatenate(positions))
-    return starts_byte[cps] if len(cps) else np.zeros(0, np.int64)
+    marked = np.zeros(len(codes), bool)  # (np.unique is slower: it hashes)
+    for where in positions:
+        marked[where] = True
+    return starts_byte[np.flatnonzero(marked)]
 
 
 def _icu_internal(codes: np.ndarray, runs_lo: np.ndarray, runs_hi: np.ndarray) -> np.ndarray:

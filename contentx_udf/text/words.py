@@ -47,11 +47,12 @@ FineWeb-2 does (it would need a segmenter per language).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache, cached_property, partial
 
 import numpy as np
 import pyarrow as pa
@@ -118,9 +119,10 @@ _EMOTICONS = ("):", ":)", "8)", ":(", "(:", ":]", "[:", ":*", "=)", "(=", ";)", 
 #: (spacy/lang/tokenizer_exceptions.py), MIT licence, in Python ``re`` (they need lookarounds,
 #: which RE2 lacks); run on the few chunks whose core can hold one (:func:`_split_infixes`).
 @cache
-def _python_patterns() -> tuple[re.Pattern, re.Pattern]:
+def _python_patterns(split_hyphens: bool = True) -> tuple[re.Pattern, re.Pattern]:
     """``(infix, url)``, built on first use.  The letter classes hold the Basic Multilingual
-    Plane only: Python ``re`` tests larger classes range by range, which is slow."""
+    Plane only: Python ``re`` tests larger classes range by range, which is slow.
+    ``split_hyphens=False``: without the dashes between letters (spaCy de, es, nl, ...)."""
     lower, upper = _letter_classes()
     letter = r"^\W\d_"
     quotes = re.escape(_QUOTES)
@@ -132,10 +134,14 @@ def _python_patterns() -> tuple[re.Pattern, re.Pattern]:
         r"|[+\-*^](?<=[0-9][+\-*^])(?=[0-9-])"
         rf"|\.(?<=[{lower}{quotes}]\.)(?=[{upper}{quotes}])"
         rf"|,(?<=[{letter}],)(?=[{letter}])"
-        rf"|[-–—~](?<={alnum}[-–—~])(?=[{letter}])"
-        rf"|(?:--|——)(?<={alnum}(?:--|——))(?=[{letter}])"
-        rf"|---(?<={alnum}---)(?=[{letter}])"
-        rf"|[:<>=/](?<={alnum}[:<>=/])(?=[{letter}])"
+        + (
+            rf"|[-–—~](?<={alnum}[-–—~])(?=[{letter}])"
+            rf"|(?:--|——)(?<={alnum}(?:--|——))(?=[{letter}])"
+            rf"|---(?<={alnum}---)(?=[{letter}])"
+            if split_hyphens
+            else ""
+        )
+        + rf"|[:<>=/](?<={alnum}[:<>=/])(?=[{letter}])"
     )
     url = re.compile(
         # spaCy has (?:\S+(?::\S*)?@)? for the user: quadratic on long chunks with colons
@@ -235,6 +241,27 @@ _ABBREVIATIONS_ARRAY = pa.array(sorted(ABBREVIATIONS), pa.large_string())
 _SPECIAL_CHUNKS = pa.array(
     sorted(set(_CONTRACTION_TABLE) | ABBREVIATIONS | {"and/or"} | set(_EMOTICONS)), pa.large_string()
 )
+
+
+@dataclass(frozen=True)
+class _Contractions:
+    """The English contractions the rules split (``don't`` -> ``do`` ``n't``), or none: spaCy's
+    other languages have no such exceptions (German ``im``, French ``dont`` stay whole); and
+    whether a dash between letters is a word of its own (``well - known``)."""
+
+    keys: pa.Array
+    words: pa.Array
+    special_chunks: pa.Array
+    split_hyphens: bool = True
+
+
+_ENGLISH = _Contractions(_CONTRACTION_KEYS, _CONTRACTION_WORDS, _SPECIAL_CHUNKS)
+_NONE = _Contractions(
+    pa.array([], pa.large_string()),
+    pa.array([], pa.large_string()),
+    pa.array(sorted(ABBREVIATIONS | {"and/or"} | set(_EMOTICONS)), pa.large_string()),
+)
+_NONE_KEEPING_HYPHENS = dataclasses.replace(_NONE, split_hyphens=False)
 _UNIT_SUFFIX = (
     r"^(.*[0-9])("
     + "|".join(sorted((u.replace("/", r"/") for u in _UNITS), key=len, reverse=True))
@@ -296,6 +323,9 @@ _INFIX = (
     + _re2_class(_QUOTES)
     + r"]|\pL,\pL|[\pL0-9](?:---|--|——|-|–|—|~)\pL|[\pL0-9][:<>=/]\pL"
 )
+#: The same without the dashes between letters (languages that keep ``Baden-Württemberg`` whole).
+_INFIX_KEEPING_HYPHENS = _INFIX.replace(r"|[\pL0-9](?:---|--|——|-|–|—|~)\pL", "")
+assert _INFIX_KEEPING_HYPHENS != _INFIX
 _SYMBOL_SPLIT = (r"(\p{So})", r" \1 ")
 _EMOTICON_CANDIDATE = r" [):(\[\]*=;'’8] [):(\[\]*=;'’] "
 
@@ -359,41 +389,41 @@ def _by_kind(strings: pa.Array, kinds: list[tuple[np.ndarray, Callable[[pa.Array
     return _Split(pa.concat_arrays(words) if words else pa.array([], pa.large_string()), index, offsets)
 
 
-def _split_pieces(pieces: pa.Array) -> _Split:
+def _split_pieces(pieces: pa.Array, c: _Contractions) -> _Split:
     """Distinct space-separated pieces; the few holding other whitespace (a tab, a no-break
     space) are cut there first."""
     spaced = _matches(pieces, WHITESPACE)
-    return _by_kind(pieces, [(~spaced, _split_chunks), (spaced, _split_spaced)])
+    return _by_kind(pieces, [(~spaced, partial(_split_chunks, c=c)), (spaced, partial(_split_spaced, c=c))])
 
 
-def _split_spaced(pieces: pa.Array) -> _Split:
+def _split_spaced(pieces: pa.Array, c: _Contractions) -> _Split:
     chunks, offsets = split_whitespace(pieces)
-    inner = _through_distinct(chunks, _split_chunks)
+    inner = _through_distinct(chunks, partial(_split_chunks, c=c))
     return _Split(inner.words, inner.index, inner.offsets[offsets])
 
 
-def _split_chunks(chunks: pa.Array) -> _Split:
+def _split_chunks(chunks: pa.Array, c: _Contractions) -> _Split:
     """Distinct chunks (no whitespace), by shape: one word (letters or digits: the bulk), a word
     and one final mark, a hyphenated word, a word in brackets or quotes, or the full rules.  The
     shapes are read with string kernels, not regexes: a regex is compiled again on every call."""
     single = _letters_or_digits(chunks)
-    special = _mask(pc.is_in(chunks, value_set=_SPECIAL_CHUNKS))
+    special = _mask(pc.is_in(chunks, value_set=c.special_chunks))
     single &= ~special
     rest = ~single & ~special
-    mark = _test_where(rest, _word_and_mark, chunks)
+    mark = _test_where(rest, partial(_word_and_mark, c=c), chunks)
     rest &= ~mark
     hyphenated = _test_where(rest, _hyphenated, chunks)
     rest &= ~hyphenated
-    wrapped = _test_where(rest, _wrapped, chunks)
+    wrapped = _test_where(rest, partial(_wrapped, c=c), chunks)
     rules = rest & ~wrapped | special
     return _by_kind(
         chunks,
         [
             (single, _whole),
             (mark, _split_last_byte),
-            (hyphenated, _split_hyphenated),
+            (hyphenated, _split_hyphenated if c.split_hyphens else _whole),
             (wrapped, _split_wrapped),
-            (rules, _split_by_rules),
+            (rules, partial(_split_by_rules, c=c)),
         ],
     )
 
@@ -412,12 +442,12 @@ def _letters_or_digits(strings: pa.Array) -> np.ndarray:
     return _mask(pc.or_(pc.utf8_is_alpha(strings), pc.utf8_is_decimal(strings)))
 
 
-def _word_and_mark(chunks: pa.Array) -> np.ndarray:
+def _word_and_mark(chunks: pa.Array, c: _Contractions) -> np.ndarray:
     """``word,`` ``2025:`` (a word and one final mark) or ``word.`` ``3.`` (a lower-case word or a
     number and a period, not an abbreviation); not a contraction (``dont,``)."""
     last = pc.utf8_slice_codeunits(chunks, -1)
     body = pc.utf8_slice_codeunits(chunks, 0, -1)
-    plain = _letters_or_digits(body) & ~_mask(pc.is_in(body, value_set=_CONTRACTION_KEYS))
+    plain = _letters_or_digits(body) & ~_mask(pc.is_in(body, value_set=c.keys))
     marked = _mask(pc.is_in(last, value_set=_FINAL_MARKS))
     period = _mask(pc.equal(last, "."))
     lower_end = _mask(pc.utf8_is_lower(pc.utf8_slice_codeunits(body, -1)))
@@ -448,7 +478,7 @@ def _split_hyphenated(chunks: pa.Array) -> _Split:
     return _Split(words.cast(pa.large_string()), np.arange(len(words), dtype=np.int64), offsets)
 
 
-def _wrapped(chunks: pa.Array) -> np.ndarray:
+def _wrapped(chunks: pa.Array, c: _Contractions) -> np.ndarray:
     """A word or number in brackets or quotes, or with two or more closing marks (``(word)``,
     ``"word",``, ``word).``); not holding an emoticon (``(8)``, ``word):``) nor a contraction."""
     opened = pc.utf8_ltrim(chunks, characters=_OPENING)
@@ -456,7 +486,7 @@ def _wrapped(chunks: pa.Array) -> np.ndarray:
     opening = byte_lengths(chunks) - byte_lengths(opened)
     closing = byte_lengths(opened) - byte_lengths(core)
     out = (opening > 0) | (closing > 1)
-    out &= _letters_or_digits(core) & ~_mask(pc.is_in(core, value_set=_CONTRACTION_KEYS))
+    out &= _letters_or_digits(core) & ~_mask(pc.is_in(core, value_set=c.keys))
     if out.any():
         out[out] = ~_matches(chunks.filter(pa.array(out)), _WRAPPED_EMOTICON)
     return out
@@ -516,9 +546,9 @@ def _spaced(match: re.Match) -> str:
     return f" {match.group(0)} "
 
 
-def _split_infixes(cores: pa.Array) -> pa.Array:
+def _split_infixes(cores: pa.Array, split_hyphens: bool = True) -> pa.Array:
     """Spaces around spaCy's infixes, except in URLs and e-mail addresses (Python ``re``)."""
-    infix, url = _python_patterns()
+    infix, url = _python_patterns(split_hyphens)
     return pa.array(
         [core if "." in core and url.match(core) else infix.sub(_spaced, core) for core in cores.to_pylist()],
         pa.large_string(),
@@ -531,7 +561,7 @@ def _join_emoticons(values: pa.Array) -> pa.Array:
     return values
 
 
-def _split_by_rules(chunks: pa.Array) -> _Split:
+def _split_by_rules(chunks: pa.Array, c: _Contractions) -> _Split:
     """The rules of the module docstring on chunks that need them (~a quarter of the distinct
     chunks); every regex runs only on the chunks it can change."""
     n = len(chunks)
@@ -569,13 +599,13 @@ def _split_by_rules(chunks: pa.Array) -> _Split:
     protected = _mask(pc.is_in(core, value_set=_WHOLE_WORDS))
     symbol = ~protected & _matches(core, r"\p{So}")
     core = _on_subset(core, symbol, _regex_passes([_SYMBOL_SPLIT]))
-    infix = ~protected & _matches(core, _INFIX)
-    core = _on_subset(core, infix, _split_infixes)
+    infix = ~protected & _matches(core, _INFIX if c.split_hyphens else _INFIX_KEEPING_HYPHENS)
+    core = _on_subset(core, infix, partial(_split_infixes, split_hyphens=c.split_hyphens))
     number = ~protected & _matches(core, r"[0-9][^0-9 ]+$")
     core = _on_subset(core, number, _regex_passes([_UNIT_SUFFIX]))
-    contraction = pc.index_in(core, value_set=_CONTRACTION_KEYS)
+    contraction = pc.index_in(core, value_set=c.keys)
     if contraction.null_count < len(contraction):
-        core = pc.if_else(pc.is_valid(contraction), pc.take(_CONTRACTION_WORDS, contraction), core)
+        core = pc.if_else(pc.is_valid(contraction), pc.take(c.words, contraction), core)
     pre = _on_subset(pre, _mask(pc.greater(pc.utf8_length(pre), 1)), _regex_passes([_SPLIT_PREFIX]))
     suf = _on_subset(suf, _mask(pc.greater(pc.utf8_length(suf), 1)), _regex_passes([_SPLIT_SUFFIX]))
     spaced = pc.binary_join_element_wise(
@@ -634,15 +664,18 @@ class Words:
         return pc.fill_null(index, -1).to_numpy(zero_copy_only=False).astype(np.int64)[self.ids]
 
 
-def split_words(texts: Sequence[str] | pa.Array) -> Words:
+def split_words(texts: Sequence[str] | pa.Array, english: bool = True, split_hyphens: bool = True) -> Words:
     """The words of every text of ``texts`` (strings, no nulls), by the rules of the module
-    docstring, and how many whitespace-separated chunks each text has (``len(text.split())``)."""
+    docstring, and how many whitespace-separated chunks each text has (``len(text.split())``).
+    ``english=False``: without the English contractions (spaCy's other languages);
+    ``split_hyphens=False``: a dash between letters stays inside the word (spaCy de, es, nl, ...)."""
     texts = as_strings(texts)
     pieces, text_offsets = split_on(texts, " ")
     encoded = pc.dictionary_encode(pieces)
     piece_ids = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     distinct = encoded.dictionary.cast(pa.large_string())
-    inner = _split_pieces(distinct)
+    rules = _ENGLISH if english else _NONE if split_hyphens else _NONE_KEEPING_HYPHENS
+    inner = _split_pieces(distinct, rules)
     counts = np.diff(inner.offsets)[piece_ids]
     index = inner.index[ragged_index(inner.offsets[piece_ids], counts)]
     word_ends = np.concatenate(([0], np.cumsum(counts)))
