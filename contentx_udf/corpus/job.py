@@ -378,4 +378,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\n" + "\n".join(summary_lines(report)))
         return 0
 
-    return job_main("build_corpus", argv, build_parser(), body)
+    return job_main("build_corpus", argv, build_parser(), body, rerun="with --overwrite")

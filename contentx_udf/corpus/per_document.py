@@ -36,11 +36,13 @@ RESULT_TYPE = pa.struct(
         ("emails_masked", pa.int32()),
         ("ips_masked", pa.int32()),
         ("c4_lines_removed", pa.int32()),
+        ("profile", pa.string()),  # the FineWeb-2 language key that filtered it (fineweb2 preset)
+        ("fallback", pa.string()),  # null, or why that key's own configuration was not used
     ]
 )
 RESULT_DDL = (
     "drop string, rule string, text string, text_hash string, bands array<bigint>, sketch binary, "
-    "emails_masked int, ips_masked int, c4_lines_removed int"
+    "emails_masked int, ips_masked int, c4_lines_removed int, profile string, fallback string"
 )
 
 
@@ -100,7 +102,7 @@ def document_batch(
     n = len(texts)
     todo = dropped.is_null().to_numpy(zero_copy_only=False) & texts.is_valid().to_numpy(zero_copy_only=False)
     index = np.flatnonzero(todo)
-    drop = rule = new_text = new_hash = pa.nulls(n, type=pa.string())
+    drop = rule = new_text = new_hash = profile = fallback = pa.nulls(n, type=pa.string())
     counts = {k: np.zeros(n, dtype=np.int32) for k in ("emails_masked", "ips_masked", "c4_lines_removed")}
     final_texts, final_index = texts.take(pa.array(index)), index
     if settings.quality is not None and len(index):
@@ -115,6 +117,7 @@ def document_batch(
             settings.quality,
         )
         drop, rule = _scatter(result.drop, index, n), _scatter(result.rule, index, n)
+        profile, fallback = _scatter(result.profile, index, n), _scatter(result.fallback, index, n)
         for key in counts:
             counts[key][index] = getattr(result, key)
         kept = result.kept
@@ -153,6 +156,8 @@ def document_batch(
                 pa.array(counts[k], type=pa.int32())
                 for k in ("emails_masked", "ips_masked", "c4_lines_removed")
             ),
+            profile,
+            fallback,
         ],
         fields=list(RESULT_TYPE),
     )

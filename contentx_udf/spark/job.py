@@ -220,7 +220,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     return job_main(
-        "extract_warc", argv, build_parser(), body, "interrupted; re-run with --resume to continue"
+        "extract_warc",
+        argv,
+        build_parser(),
+        body,
+        "interrupted; re-run with --resume to continue",
+        rerun="with --resume",
     )
 
 

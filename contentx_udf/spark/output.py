@@ -183,7 +183,8 @@ def prepare_output(store: OutputStore | LocalOutputStore, config: JobConfig) -> 
             f"output {config.output} already exists; pass --resume to add the inputs not yet processed, "
             "or --overwrite to replace it"
         )
-    if not store.exists(*MARKERS) and not store.exists("_summary.json"):
+    # a run stopped in its first batch (killed, or a full disk) has left only its staging area
+    if not store.exists(MARKERS[0]) and not store.exists("_summary.json"):
         raise UserError(
             f"output {config.output} exists but was not written by contentx; refusing to resume into it"
         )

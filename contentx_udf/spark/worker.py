@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 import uuid
@@ -309,6 +310,17 @@ class _PartWriter:
             self.writer.close()
             os.replace(self.tmp, os.path.join(self.directory, self.name))
 
+    def discard(self) -> None:
+        """Close and remove the temporary file after a failure (a full disk keeps no partial file)."""
+        try:
+            if self.writer is not None:
+                self.writer.close()
+        except OSError:
+            pass
+        self.writer = None
+        if os.path.exists(self.tmp):
+            os.remove(self.tmp)
+
 
 def write_file_output(
     location: str, warc_filename: str, index: int, settings: WorkerSettings
@@ -320,15 +332,28 @@ def write_file_output(
     schema = schema.remove(schema.get_field_index("method"))  # it is the partition directory
     writers: dict[str, _PartWriter] = {}
     row: dict[str, Any] = {}
-    for row in process_file(location, warc_filename, settings):
-        method = row["method"]
-        writer = writers.get(method)
-        if writer is None:
-            directory = os.path.join(settings.write_dir, f"method={method}")
-            writer = writers[method] = _PartWriter(directory, f"part-{index:05d}.parquet", schema, settings)
-        writer.add(row)
-    for writer in writers.values():
-        writer.close()
+    current = settings.write_dir
+    try:
+        for row in process_file(location, warc_filename, settings):
+            method = row["method"]
+            writer = writers.get(method)
+            if writer is None:
+                directory = os.path.join(settings.write_dir, f"method={method}")
+                writer = writers[method] = _PartWriter(
+                    directory, f"part-{index:05d}.parquet", schema, settings
+                )
+            current = writer.tmp
+            writer.add(row)
+        for writer in writers.values():
+            current = writer.tmp
+            writer.close()
+    except OSError as exc:
+        for writer in writers.values():
+            writer.discard()
+        if exc.errno == errno.ENOSPC or "No space left on device" in str(exc):
+            # pyarrow's message names no file: name the one being written
+            raise OSError(errno.ENOSPC, "No space left on device", current) from exc
+        raise
     return row  # process_file yields the statistics row last
 
 

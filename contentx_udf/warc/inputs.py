@@ -16,8 +16,9 @@ def open_input(location: str) -> BinaryIO:
     """Open a WARC for streaming reading.
 
     Local path or ``file://`` URL -> ``open(path, "rb")`` (missing file -> ``FileNotFoundError``).
-    ``http(s)://`` -> urllib response object, read as a stream (never the whole file in memory;
-    HTTP 404 -> ``FileNotFoundError``, other HTTP errors -> ``OSError``).
+    ``http(s)://`` -> a stream that retries busy servers and dropped connections with backoff
+    (:mod:`.http`; never the whole file in memory; HTTP 404 -> ``FileNotFoundError``, other
+    HTTP errors -> ``OSError``).
     ``s3://`` / ``s3a://`` / ``s3n://`` -> boto3 ``get_object`` body (streamed); without boto3 a
     :class:`MissingDependencyError` (an ImportError *and* ValueError) says ``pip install contentx[s3]``.
     """
@@ -47,16 +48,9 @@ def open_input(location: str) -> BinaryIO:
 
 
 def _open_http(url: str) -> BinaryIO:
-    import urllib.error
-    import urllib.request
+    from .http import open_http
 
-    req = urllib.request.Request(url, headers={"User-Agent": "contentx-warc-reader/0.1"})
-    try:
-        return urllib.request.urlopen(req, timeout=120)  # streamed: read() pulls from the socket
-    except urllib.error.HTTPError as exc:
-        if exc.code in (404, 410):
-            raise FileNotFoundError(errno.ENOENT, f"WARC not found: HTTP {exc.code} for {url}", url) from exc
-        raise OSError(f"cannot open {url}: HTTP {exc.code} {exc.reason}") from exc
+    return open_http(url)  # retried with backoff, resumed with a Range request (warc/http.py)
 
 
 def _open_s3(location: str, bucket: str, path: str) -> BinaryIO:

@@ -138,3 +138,43 @@ def spark_rows(out) -> list[dict]:
     import pyarrow.dataset as ds
 
     return ds.dataset(str(out / "documents"), format="parquet").to_table().to_pylist()
+
+
+def test_fineweb2_filters_each_language_with_its_own_settings(tmp_path):
+    """German and French UDHR texts, a German one without German stop words, an English one:
+    the job drops by each language's profile, and a per-language --filter-set moves French only."""
+    import re
+
+    from contentx_udf.corpus.quality.fineweb2 import configs
+
+    from ..conftest import SHARED, shared_or_skip
+
+    def udhr(name: str) -> str:
+        text = shared_or_skip(SHARED / "data" / "udhr2" / f"{name}.txt").read_text(encoding="utf-8")
+        return "\n".join(line.strip() for line in text.splitlines() if line.strip())
+
+    stop = configs()["deu_Latn"]["stopwords"]
+    pattern = r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(stop, key=len, reverse=True))) + r")(?!\w)"
+    texts = {
+        "de": udhr("deu"),
+        "fr": udhr("fra"),
+        "de-no-stop-words": re.sub(r"[ \t]+", " ", re.sub(pattern, "", udhr("deu"))),
+        "en": prose(0),
+    }
+    rows = [
+        table_row(f"https://udhr.example/{name}", text, offset=i)
+        for i, (name, text) in enumerate(texts.items())
+    ]
+    write_table(tmp_path / "table", "combined", rows)
+    out = tmp_path / "corpus"
+    argv = ["corpus", "--input", str(tmp_path / "table"), "--output", str(out), "--dedup", "exact",
+            "--filters", "fineweb2", "--filter-set", "fineweb2.fra_Latn.new_line_ratio=0.001"]  # fmt: skip
+    assert cli.main(argv) == 0
+    report = json.loads((out / "_report.json").read_text())
+    assert report["filters"]["preset"] == "fineweb2"
+    assert report["dropped"]["gopher_quality"] == 1 and report["dropped"]["fineweb"] == 1
+    assert {r["rule"] for r in report["dropped_rules"]} == {
+        "gopher_quality.min_stop_words",
+        "fineweb.max_newline_word_ratio",
+    }
+    assert {r["url"].rsplit("/", 1)[-1] for r in spark_rows(out)} == {"de", "en"}

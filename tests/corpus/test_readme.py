@@ -51,3 +51,29 @@ def test_bands_named_for_each_threshold_are_the_chosen_ones(threshold, bands, ro
     named = f"{bands} bands of {rows} rows" if threshold == 0.8 else f"{threshold}: {bands} x {rows}"
     assert named in text
     assert mh.optimal_bands(threshold, mh.NUM_PERM, FP_WEIGHT, FN_WEIGHT) == (bands, rows)
+
+
+def test_fineweb2_language_table_is_the_codes():
+    """Each row of the fineweb2 table: the lid.176 code's key (codes.LID_KEYS, the usual one
+    first), that key's segmenter (segment.segmenter_for) and its profile's fallback."""
+    from contentx_udf.corpus.quality.profiles import resolve
+    from contentx_udf.text.codes import LID_KEYS
+    from contentx_udf.text.segment import segmenter_for
+
+    lines = section().splitlines()
+    start = lines.index("| lid.176 code | FineWeb-2 key | segmenter | fallback |")
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("| `"):
+            break
+        rows.append([cell.strip().strip("`") for cell in line.strip("|").split("|")])
+    codes = "de fr es it pt nl pl ru uk cs tr ar fa hi vi id zh ja ko th en".split()
+    expected = []
+    for code in codes:
+        key = LID_KEYS[code][0]
+        fallback = resolve(key)[1]
+        expected.append([code, key, segmenter_for(key), fallback or "—"])
+    table = "\n".join(
+        f"| `{c}` | `{k}` | `{s}` | {'—' if f == '—' else f'`{f}`'} |" for c, k, s, f in expected
+    )
+    assert rows == expected, "README table should read:\n" + table

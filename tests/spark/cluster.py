@@ -92,12 +92,7 @@ class StandaloneCluster:
              "--webui-port", str(self.webui_port)],
         )  # fmt: skip
         for i in range(self.workers):
-            self._start(
-                f"worker{i}",
-                ["org.apache.spark.deploy.worker.Worker", self.url, "--host", LOOPBACK,
-                 "--cores", str(self.cores), "--memory", self.memory, "--webui-port", str(free_port()),
-                 "--work-dir", str(self.workdir / f"worker{i}")],
-            )  # fmt: skip
+            self.add_worker(f"worker{i}")
         deadline = time.monotonic() + timeout
         while True:
             for p in self.procs:
@@ -112,6 +107,16 @@ class StandaloneCluster:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"workers did not register in {timeout} s; logs: {self.workdir}/logs")
             time.sleep(0.5)
+
+    def add_worker(self, name: str) -> subprocess.Popen:
+        """Start one more worker (its own process group: killing it kills its executors too)."""
+        self._start(
+            name,
+            ["org.apache.spark.deploy.worker.Worker", self.url, "--host", LOOPBACK,
+             "--cores", str(self.cores), "--memory", self.memory, "--webui-port", str(free_port()),
+             "--work-dir", str(self.workdir / name)],
+        )  # fmt: skip
+        return self.procs[-1]
 
     def state(self) -> dict:
         """The master's JSON status (workers, active and completed applications)."""
@@ -134,6 +139,24 @@ class StandaloneCluster:
                     pass
                 p.wait(timeout=5)
 
+    def command(
+        self,
+        args: list[str],
+        *,
+        conf: dict[str, str] | None = None,
+        archives: str | None = None,
+        job: Path = JOB,
+    ) -> list[str]:
+        """``spark-submit --master spark://... jobs/extract_warc.py ARGS`` (or another ``job``)."""
+        cmd = [spark_bin("spark-submit"), "--master", self.url, "--properties-file", str(SPARK_DEFAULTS),
+               "--conf", f"spark.driver.host={LOOPBACK}", "--conf", f"spark.driver.bindAddress={LOOPBACK}",
+               "--conf", "spark.executor.memory=512m"]  # fmt: skip
+        if archives:
+            cmd += ["--archives", archives]
+        for key, value in (conf or {}).items():
+            cmd += ["--conf", f"{key}={value}"]
+        return [*cmd, str(job), *args]
+
     def submit(
         self,
         args: list[str],
@@ -144,18 +167,25 @@ class StandaloneCluster:
         timeout: float = 300,
         job: Path = JOB,
     ) -> subprocess.CompletedProcess:
-        """``spark-submit --master spark://... jobs/extract_warc.py ARGS`` (or another ``job``;
-        output captured)."""
-        cmd = [spark_bin("spark-submit"), "--master", self.url, "--properties-file", str(SPARK_DEFAULTS),
-               "--conf", f"spark.driver.host={LOOPBACK}", "--conf", f"spark.driver.bindAddress={LOOPBACK}",
-               "--conf", "spark.executor.memory=512m"]  # fmt: skip
-        if archives:
-            cmd += ["--archives", archives]
-        for key, value in (conf or {}).items():
-            cmd += ["--conf", f"{key}={value}"]
-        cmd += [str(job), *args]
+        """Run :meth:`command` to its end (output captured)."""
         return subprocess.run(
-            cmd, env=loopback_env(**(env or {})), capture_output=True, text=True, timeout=timeout, cwd=REPO
+            self.command(args, conf=conf, archives=archives, job=job),
+            env=loopback_env(**(env or {})),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=REPO,
+        )
+
+    def submit_async(self, args: list[str], *, job: Path = JOB, **kw) -> subprocess.Popen:
+        """Start :meth:`command` and return at once (pipes for its output; use as a context manager)."""
+        return subprocess.Popen(
+            self.command(args, job=job, **kw),
+            env=loopback_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=REPO,
         )
 
 

@@ -7,6 +7,8 @@ pure Python + numpy + pyarrow compute, vectorised over a batch of documents (no 
 * :mod:`.gopher`, :mod:`.c4`, :mod:`.fineweb` — the filters, one class each;
 * :mod:`.urls`, :mod:`.pii` — URL blocklists and e-mail / IP masking;
 * :mod:`.settings` — every threshold, the presets, TOML and command-line overrides;
+* :mod:`.fineweb2`, :mod:`.profiles` — FineWeb-2's per-language configurations (``data/``) and
+  the language profiles the ``fineweb2`` preset filters each document with;
 * :mod:`.batch` — :func:`~.batch.apply_filters`, the entry point for a batch;
 * :mod:`.arrays`, :mod:`.verdicts` — helpers (Arrow strings and ragged arrays; per-document
   first failed rule).

@@ -1,9 +1,12 @@
 """The entry point of the quality filters: :func:`apply_filters` on a batch of documents.
 
-Filters run in datatrove's FineWeb order, each on the documents the earlier ones kept:
-``url`` -> ``language_score`` -> ``gopher_repetition`` -> ``gopher_quality`` -> ``c4`` ->
-``fineweb``; C4 edits the text before FineWeb reads it; PII masking comes last, on kept
-documents only.  Words and lines are cut once per batch (:class:`.text.TextBatch`) and shared.
+Filters run in the order of the settings, each on the documents the earlier ones kept: datatrove's
+FineWeb order ``url`` -> ``language_score`` -> ``gopher_repetition`` -> ``gopher_quality`` ->
+``c4`` -> ``fineweb`` (C4 edits the text before FineWeb reads it), or FineWeb-2's
+``gopher_repetition`` -> ``fineweb`` -> ``gopher_quality`` with ``fineweb2``, where every
+document is filtered with its language's profile (:mod:`.profiles`); PII masking comes last, on
+kept documents only.  Words and lines are cut once per batch, or once per segmenter
+(:class:`.text.TextBatch`), and shared.
 """
 
 from __future__ import annotations
@@ -16,10 +19,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ...text.arrays import as_strings, replace_at
+from ...text.codes import language_keys
+from ...text.segment import DEFAULT
 from .c4 import C4Quality
 from .fineweb import FineWebQuality
 from .gopher import GopherQuality, GopherRepetition
 from .pii import mask_pii
+from .profiles import UNDETERMINED, combined_settings, profile_for
 from .settings import FILTER_ORDER, Settings
 from .text import TextBatch
 from .verdicts import Verdicts
@@ -38,7 +44,11 @@ class FilterBatch:
     * ``changed``: ``text`` differs from the input;
     * ``emails_masked``, ``ips_masked``: e-mail and IP addresses replaced by a fixed address
       (0 unless ``mask_pii``);
-    * ``c4_lines_removed``: lines C4 removed from a kept document.
+    * ``c4_lines_removed``: lines C4 removed from a kept document;
+    * ``profile``: the FineWeb-2 language key (``iso639-3_Script``, e.g. ``deu_Latn``) whose
+      profile filtered the document (``fineweb2`` preset; null with the other presets);
+    * ``fallback``: null when that key has its own FineWeb-2 configuration, else why another
+      profile was used (:data:`.profiles.FALLBACK_REASONS`; null with the other presets).
     """
 
     drop: pa.Array
@@ -48,6 +58,14 @@ class FilterBatch:
     emails_masked: np.ndarray
     ips_masked: np.ndarray
     c4_lines_removed: np.ndarray
+    profile: pa.Array | None = None
+    fallback: pa.Array | None = None
+
+    def __post_init__(self) -> None:
+        n = len(self.text)
+        for name in ("profile", "fallback"):
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, pa.nulls(n, pa.string()))
 
     def __len__(self) -> int:
         return len(self.text)
@@ -58,7 +76,7 @@ class FilterBatch:
 
     def to_arrow(self) -> pa.RecordBatch:
         """The columns as one Arrow record batch (``drop``, ``rule``, ``text``, ``changed``,
-        ``emails_masked``, ``ips_masked``, ``c4_lines_removed``)."""
+        ``emails_masked``, ``ips_masked``, ``c4_lines_removed``, ``profile``, ``fallback``)."""
         return pa.record_batch(
             {
                 "drop": self.drop,
@@ -68,6 +86,8 @@ class FilterBatch:
                 "emails_masked": pa.array(self.emails_masked, pa.int32()),
                 "ips_masked": pa.array(self.ips_masked, pa.int32()),
                 "c4_lines_removed": pa.array(self.c4_lines_removed, pa.int32()),
+                "profile": self.profile,
+                "fallback": self.fallback,
             }
         )
 
@@ -98,7 +118,12 @@ def apply_filters(
     settings: Settings,
 ) -> FilterBatch:
     """Run the filters of ``settings`` on a batch (equal lengths; ``texts`` without nulls;
-    ``languages`` None means English for every text) and return :class:`FilterBatch`."""
+    ``languages`` None means English for every text) and return :class:`FilterBatch`.
+
+    With language profiles (``fineweb2``) each document's language key is computed once
+    (:func:`~contentx_udf.text.codes.language_keys`) and gives its profile (:mod:`.profiles`);
+    the batch is grouped by the profiles' segmenters and each group filtered in one pass, every
+    threshold a per-document array (:func:`.profiles.combined_settings`)."""
     texts = as_strings(texts)
     n = len(texts)
     if texts.null_count:
@@ -111,9 +136,17 @@ def apply_filters(
         for i, kind in enumerate(settings.url_blocklist.match(as_strings(urls))):
             if kind is not None:
                 drops.drop[i], drops.rule[i], drops.alive[i] = "url", f"url.{kind}", False
-    if settings.min_language_score is not None:
+    if settings.language_profiles:
+        groups, thresholds, profile_column, fallback_column = _profile_groups(texts, languages, settings)
+    else:
+        groups = [_Group(np.arange(n), [], np.zeros(n, np.int64), None, DEFAULT, settings)]
+        thresholds = np.full(
+            n, -np.inf if settings.min_language_score is None else settings.min_language_score
+        )
+        profile_column = fallback_column = None
+    if np.isfinite(thresholds).any():
         scores = _scores(language_scores, n)
-        low = drops.alive & ~(scores >= settings.min_language_score)
+        low = drops.alive & ~(scores >= thresholds)
         for i in np.flatnonzero(low).tolist():
             drops.drop[i], drops.rule[i], drops.alive[i] = (
                 "language_score",
@@ -122,33 +155,27 @@ def apply_filters(
             )
     out_text = texts
     lines_removed = np.zeros(n, np.int64)
-    docs = np.flatnonzero(drops.alive)
-    if len(docs) and _any_text_filter(settings):
-        sub_languages = None if languages is None else as_strings(languages).take(docs)
-        batch = TextBatch(texts.take(docs), sub_languages, not settings.word_rules_without_spaces)
-        alive = np.ones(len(docs), bool)
-        for filter_ in (GopherRepetition(settings.gopher_repetition), GopherQuality(settings.gopher_quality)):
-            if filter_.settings.enabled:
-                verdicts = filter_.evaluate(batch, alive)
-                drops.record(docs, verdicts)
-                alive &= verdicts.passed
-        edited = batch.texts
-        n_words = batch.word_counts
-        if settings.c4.enabled:
-            c4 = C4Quality(settings.c4).evaluate(batch, alive)
-            drops.record(docs, c4.verdicts)
-            alive &= c4.verdicts.passed
-            edited = c4.texts()
-            n_words = c4.kept_words
-            lines_removed[docs] = np.where(alive, c4.lines_removed, 0)
-        if settings.fineweb.enabled:
-            verdicts = FineWebQuality(settings.fineweb).evaluate(edited, n_words, batch.no_space, alive)
-            drops.record(docs, verdicts)
-            alive &= verdicts.passed
-        if settings.c4.enabled and alive.any():
-            kept = np.flatnonzero(alive)
-            out_text = replace_at(out_text, docs[kept], edited.take(kept))
-        lines_removed[docs[~alive]] = 0
+    for group in groups:
+        alive = drops.alive[group.members]
+        docs = group.members[alive]
+        if len(docs) == 0:
+            continue
+        if group.profiles:
+            group_settings = combined_settings(group.profiles, group.profile_index[alive])
+            sub_languages = group.keys.take(docs)
+        else:
+            group_settings = group.settings
+            sub_languages = None if languages is None else as_strings(languages).take(docs)
+        if not _any_text_filter(group_settings):
+            continue
+        detect = ~np.asarray(group_settings.word_rules_without_spaces, bool)
+        batch = TextBatch(texts.take(docs), sub_languages, detect, group.segmenter)
+        passed, edited, removed = _run_text_filters(batch, group_settings, docs, drops)
+        if removed is not None:
+            lines_removed[docs] = np.where(passed, removed, 0)
+            if passed.any():
+                kept = np.flatnonzero(passed)
+                out_text = replace_at(out_text, docs[kept], edited.take(kept))
     emails = np.zeros(n, np.int64)
     ips = np.zeros(n, np.int64)
     kept = np.flatnonzero(drops.alive)
@@ -164,12 +191,83 @@ def apply_filters(
         emails_masked=emails,
         ips_masked=ips,
         c4_lines_removed=lines_removed,
+        profile=profile_column,
+        fallback=fallback_column,
     )
+
+
+@dataclass
+class _Group:
+    """Documents filtered in one pass: ``members`` (batch indices); with language profiles, the
+    ``profiles`` among them and each member's position in that list (``profile_index``), the
+    batch's ``keys`` column; the ``segmenter`` they share; ``settings`` without profiles."""
+
+    members: np.ndarray
+    profiles: list
+    profile_index: np.ndarray
+    keys: pa.Array | None
+    segmenter: str
+    settings: Settings | None = None
+
+
+def _profile_groups(texts: pa.Array, languages, settings: Settings):
+    """The batch grouped by segmenter (one pass of the filters each, every threshold per
+    document), each document's language-score threshold, and the ``profile`` and ``fallback``
+    columns.  Keys and profiles are computed once per distinct label and key; one sort."""
+    n = len(texts)
+    codes = pa.array(np.full(n, "en", dtype=object), pa.string()) if languages is None else languages
+    keys = pc.fill_null(language_keys(as_strings(codes), texts), UNDETERMINED)
+    encoded = pc.dictionary_encode(keys)
+    key_index = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    profiles = [profile_for(settings, key) for key in encoded.dictionary.to_pylist()]
+    profile_keys = pa.array([p.key for p in profiles], pa.string())
+    profile_column = profile_keys.take(encoded.indices)
+    fallback_column = pa.array([p.fallback for p in profiles], pa.string()).take(encoded.indices)
+    minimum = [p.settings.min_language_score for p in profiles]
+    thresholds = np.array([-np.inf if m is None else m for m in minimum], float)[key_index]
+    segmenters = sorted({p.segmenter for p in profiles})
+    segmenter_index = np.array([segmenters.index(p.segmenter) for p in profiles], np.int64)[key_index]
+    order = np.argsort(segmenter_index, kind="stable")
+    bounds = np.flatnonzero(np.diff(segmenter_index[order])) + 1
+    groups = []
+    for members in np.split(order, bounds) if n else []:
+        used, local = np.unique(key_index[members], return_inverse=True)
+        group_profiles = [profiles[i] for i in used.tolist()]
+        groups.append(_Group(members, group_profiles, local, profile_column, group_profiles[0].segmenter))
+    return groups, thresholds, profile_column, fallback_column
+
+
+def _run_text_filters(
+    batch: TextBatch, settings: Settings, docs: np.ndarray, drops: _Drops
+) -> tuple[np.ndarray, pa.Array, np.ndarray | None]:
+    """The text filters of ``settings`` in its order on ``batch`` (the documents ``docs``);
+    returns which passed, the texts (C4's edits) and C4's removed lines (None without C4).
+    FineWeb reads C4's edited text when C4 ran before it."""
+    alive = np.ones(batch.n, bool)
+    edited, n_words, removed = batch.texts, batch.word_counts, None
+    for name in settings.order:
+        section = getattr(settings, name, None)
+        enabled = np.asarray(getattr(section, "enabled", False), bool)
+        if not enabled.any():
+            continue
+        todo = alive & enabled  # a per-document switch (language profiles)
+        if name == "gopher_repetition":
+            verdicts = GopherRepetition(section).evaluate(batch, todo)
+        elif name == "gopher_quality":
+            verdicts = GopherQuality(section).evaluate(batch, todo)
+        elif name == "c4":
+            c4 = C4Quality(section).evaluate(batch, todo)
+            verdicts, edited, n_words, removed = c4.verdicts, c4.texts(), c4.kept_words, c4.lines_removed
+        else:
+            verdicts = FineWebQuality(section).evaluate(edited, n_words, batch.no_space, todo)
+        drops.record(docs, verdicts)
+        alive &= verdicts.passed
+    return alive, edited, removed
 
 
 def _any_text_filter(settings: Settings) -> bool:
     return any(
-        section.enabled
+        np.asarray(section.enabled, bool).any()
         for section in (settings.gopher_repetition, settings.gopher_quality, settings.c4, settings.fineweb)
     )
 

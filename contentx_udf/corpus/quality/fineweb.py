@@ -37,7 +37,8 @@ _TERMINAL = pa.array(sorted(TERMINAL_PUNCTUATION), pa.large_string())
 
 
 class FineWebQuality:
-    """FineWeb's rules (module docstring), sub-rules ``fineweb.<rule>``."""
+    """FineWeb's rules (module docstring), sub-rules ``fineweb.<rule>``.  A threshold may be a
+    per-document array (:func:`.profiles.combined_settings`)."""
 
     name = "fineweb"
     rules = RULES
@@ -68,12 +69,16 @@ class FineWebQuality:
             ending = np.bincount(doc[_bools(pc.is_in(last, value_set=_TERMINAL))], minlength=n)
             share = ratio(ending, n_lines)
             low = share < s.min_line_punct_ratio
-            if s.line_punct_exclude_zero:
-                low &= share > 0
+            low &= ~np.asarray(s.line_punct_exclude_zero, bool) | (share > 0)
             v.fail("min_line_punct_ratio", low)
         lengths = pc.utf8_length(lines).to_numpy(zero_copy_only=False).astype(np.int64)
         if s.max_short_line_ratio is not None:
-            short = np.bincount(doc[lengths <= s.short_line_length], minlength=n)
+            limit = (
+                s.short_line_length[doc]
+                if isinstance(s.short_line_length, np.ndarray)
+                else s.short_line_length
+            )
+            short = np.bincount(doc[lengths <= limit], minlength=n)
             v.fail("max_short_line_ratio", ratio(short, n_lines) > s.max_short_line_ratio)
         newlines = count_literal(texts, "\n")
         if s.max_dup_line_char_ratio is not None:

@@ -274,8 +274,9 @@ def _greedy_repeated_chars(grams: _NGrams, start, group, text_len, frac, alive, 
     group_pos, group_id = group_pos[order], group_id[order]
     group_doc = grams.word_doc[group_pos]
     bounds = np.searchsorted(group_doc, suspects), np.searchsorted(group_doc, suspects, side="right")
+    limits = frac * text_len
     for doc_index, lo, hi in zip(suspects.tolist(), bounds[0].tolist(), bounds[1].tolist(), strict=True):
-        limit = frac * text_len[doc_index]
+        limit = limits[doc_index]
         seen: set[int] = set()
         next_free = -1
         total = 0
@@ -374,26 +375,38 @@ class GopherQuality:
 
     def _too_few_stop_words(self, batch: TextBatch) -> np.ndarray:
         """Per text: fewer than ``min_stop_words`` distinct stop words of its language (texts whose
-        language has no list never fail)."""
+        language has no list never fail).  Every language of the batch at once: a word occurrence
+        is a stop word when the pair (word, its text's language) is in the table."""
         s = self.settings
         out = np.zeros(batch.n, bool)
-        languages = (
-            np.array(["en"] * batch.n, dtype=object)
-            if batch.languages is None
-            else np.array(pc.fill_null(batch.languages, "").to_pylist(), dtype=object)
+        table = [(language, words) for language, words in s.stop_words if words]
+        if not table:
+            return out
+        languages = pa.array(["en"] * batch.n) if batch.languages is None else batch.languages
+        doc_language = pc.fill_null(
+            pc.index_in(languages, value_set=pa.array([language for language, _ in table], languages.type)),
+            -1,
         )
-        for language, stop_words in s.stop_words:
-            docs = np.flatnonzero(languages == language)
-            if len(docs) == 0:
-                continue
-            words = batch.words_of(docs)
-            index = batch.line_words.vocabulary_index(stop_words)[words]
-            doc = np.repeat(np.arange(len(docs)), batch.word_counts[docs])
-            hit = index >= 0
-            pairs = np.sort(doc[hit] * len(stop_words) + index[hit])
-            pairs = pairs[np.concatenate(([True], pairs[1:] != pairs[:-1]))] if len(pairs) else pairs
-            distinct = np.bincount(pairs // len(stop_words), minlength=len(docs))
-            out[docs] = distinct < s.min_stop_words
+        doc_language = doc_language.to_numpy(zero_copy_only=False).astype(np.int64)
+        docs = np.flatnonzero(doc_language >= 0)
+        if len(docs) == 0:
+            return out
+        vocabulary = list(dict.fromkeys(w for _, words in table for w in words))
+        position = {w: i for i, w in enumerate(vocabulary)}
+        n_languages = len(table)
+        pairs = np.unique(
+            [position[w] * n_languages + k for k, (_, words) in enumerate(table) for w in words]
+        )
+        words = batch.words_of(docs)
+        index = batch.line_words.vocabulary_index(vocabulary)[words]
+        local = np.repeat(np.arange(len(docs)), batch.word_counts[docs])
+        hit = index >= 0
+        local, index = local[hit], index[hit]
+        stop = np.isin(index * n_languages + doc_language[docs][local], pairs)
+        found = np.unique(local[stop] * len(vocabulary) + index[stop])
+        distinct = np.bincount(found // len(vocabulary), minlength=len(docs))
+        minimum = s.min_stop_words[docs] if isinstance(s.min_stop_words, np.ndarray) else s.min_stop_words
+        out[docs] = distinct < minimum
         return out
 
 

@@ -32,6 +32,10 @@ from .urls import UrlBlocklist
 #: The filters in the order they run; their names are the ``drop`` values and the report's keys.
 FILTER_ORDER = ("url", "language_score", "gopher_repetition", "gopher_quality", "c4", "fineweb")
 
+#: FineWeb-2's order (``fineweb-2-pipeline.py``): Gopher repetition, FineWeb quality, Gopher
+#: quality; C4 is not part of it (last, should it be switched on).
+FINEWEB2_ORDER = ("url", "language_score", "gopher_repetition", "fineweb", "gopher_quality", "c4")
+
 #: Gopher's stop words (Rae et al. 2021, §A.1.1), as datatrove's ``GopherQualityFilter`` has them.
 ENGLISH_STOP_WORDS = ("the", "be", "to", "of", "and", "that", "have", "with")
 
@@ -209,6 +213,14 @@ class Settings:
     gopher_quality: GopherQualitySettings = GOPHER_QUALITY
     c4: C4Settings = replace(C4, terminal_punctuation=False)
     fineweb: FineWebSettings = FINEWEB
+    #: the filters in the order they run (:data:`FILTER_ORDER` or :data:`FINEWEB2_ORDER`)
+    order: tuple[str, ...] = FILTER_ORDER
+    #: each document filtered with its language's profile (:mod:`.profiles`; ``fineweb2``)
+    language_profiles: bool = False
+    #: the keys set over the preset, in order, ``(key, value)``: a language profile replays them
+    overrides: tuple[tuple[str, Any], ...] = ()
+    #: ``fineweb2.<language key>.<key>`` settings, ``(language key, key, value)``, in order
+    language_overrides: tuple[tuple[str, str, Any], ...] = ()
 
 
 def _off(section):
@@ -217,6 +229,24 @@ def _off(section):
 
 PRESETS: dict[str, Settings] = {
     "fineweb": Settings(),
+    #: FineWeb-2's pipeline; every threshold below marked "per language" comes from the document's
+    #: language profile (:mod:`.profiles`), these are the values no configuration changes
+    "fineweb2": Settings(
+        preset="fineweb2",
+        min_language_score=None,  # per language
+        word_rules_without_spaces=True,  # the language's segmenter gives real words
+        gopher_repetition=replace(
+            GOPHER_REPETITION,  # dup_line_frac and the n-gram fractions per language
+            dup_para_frac=None,
+            dup_para_char_frac=None,
+            dup_line_char_frac=None,
+        ),
+        gopher_quality=replace(GOPHER_QUALITY, stop_words=()),  # word lengths, alpha, stop words per language
+        c4=_off(C4),
+        fineweb=replace(FINEWEB, max_short_line_ratio=None, max_dup_line_char_ratio=0.1),  # punct, newlines
+        order=FINEWEB2_ORDER,
+        language_profiles=True,
+    ),
     "gopher": Settings(preset="gopher", min_language_score=None, c4=_off(Settings.c4), fineweb=_off(FINEWEB)),
     "c4": Settings(
         preset="c4",
@@ -235,6 +265,9 @@ PRESETS: dict[str, Settings] = {
         fineweb=_off(FINEWEB),
     ),
 }
+
+#: Per-language settings of the ``fineweb2`` preset: ``fineweb2.deu_Latn.new_line_ratio=0.2``.
+LANGUAGE_PREFIX = "fineweb2."
 
 _TOP_KEYS = {
     "min_language_score": "drop rows whose language_score is below this",
@@ -300,9 +333,39 @@ def _valid_keys() -> list[str]:
     return keys
 
 
+def _frozen(value: Any) -> Any:
+    """``value`` with lists and tables made tuples (hashable: profiles are cached on them)."""
+    if isinstance(value, Mapping):
+        return tuple((k, _frozen(v)) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+def _thawed(value: Any) -> Any:
+    """A value of :func:`_frozen` back as the table it was (a tuple of pairs -> a dict)."""
+    if isinstance(value, tuple) and value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
+        if all(isinstance(k, str) for k, _ in value):
+            return {k: _thawed(v) for k, v in value}
+    return value
+
+
 def _set(settings: Settings, key: str, value: Any) -> Settings:
+    """``settings`` with one key set (:func:`_assign`), recorded in ``overrides`` (or, for
+    ``fineweb2.<language key>.<key>``, in ``language_overrides``)."""
+    if key.startswith(LANGUAGE_PREFIX):
+        from .profiles import language_override
+
+        language, name, parsed = language_override(key, value)
+        return replace(settings, language_overrides=(*settings.language_overrides, (language, name, parsed)))
+    new = _assign(settings, key, value)
+    return replace(new, overrides=(*settings.overrides, (key, _frozen(value))))
+
+
+def _assign(settings: Settings, key: str, value: Any) -> Settings:
     """``settings`` with one key (``min_language_score``, ``section.field`` or
     ``gopher_quality.stop_words.<lang>``) set from ``value``."""
+    value = _thawed(value)
     if key in _TOP_KEYS:
         kind = "ratio" if key == "min_language_score" else "bool"
         return replace(settings, **{key: _parse(key, kind, value, key == "min_language_score")})
@@ -310,7 +373,10 @@ def _set(settings: Settings, key: str, value: Any) -> Settings:
     if len(parts) == 3 and parts[:2] == ["gopher_quality", "stop_words"]:
         return _set_stop_words(settings, key, parts[2], value)
     if len(parts) != 2 or parts[0] not in SECTIONS or _field_info(SECTIONS[parts[0]], parts[1]) is None:
-        raise UserError(f"unknown filter setting {key!r}; valid keys: {', '.join(_valid_keys())}")
+        raise UserError(
+            f"unknown filter setting {key!r}; valid keys: {', '.join(_valid_keys())}, "
+            f"{LANGUAGE_PREFIX}<language key>.<key>"
+        )
     section_name, name = parts
     info = _field_info(SECTIONS[section_name], name)
     if info.metadata["kind"] == "stop_words":
@@ -337,7 +403,7 @@ def _set_stop_words(settings: Settings, key: str, language: str, words: Any) -> 
 
 
 def preset(name: str) -> Settings:
-    """The preset ``name`` (``fineweb``, ``gopher``, ``c4``, ``none``)."""
+    """The preset ``name`` (``fineweb``, ``fineweb2``, ``gopher``, ``c4``, ``none``)."""
     try:
         return PRESETS[name.strip().lower()]
     except KeyError:
@@ -360,9 +426,28 @@ def apply_table(settings: Settings, table: Mapping[str, Any], source: str) -> Se
                 raise UserError(f"{source}: [filters.{key}] must be a table")
             for name, item in value.items():
                 settings = _set(settings, f"{key}.{name}", item)
+        elif key == LANGUAGE_PREFIX[:-1]:
+            if not isinstance(value, Mapping) or not all(isinstance(v, Mapping) for v in value.values()):
+                raise UserError(
+                    f"{source}: [filters.fineweb2] holds tables such as [filters.fineweb2.deu_Latn]"
+                )
+            for language, table_ in value.items():
+                for name, item in _flatten(table_):
+                    settings = _set(settings, f"{LANGUAGE_PREFIX}{language}.{name}", item)
         else:
             settings = _set(settings, key, value)
     return settings
+
+
+def _flatten(table: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    """``{"gopher_quality": {"min_words": 30}}`` -> ``[("gopher_quality.min_words", 30)]``."""
+    out: list[tuple[str, Any]] = []
+    for name, value in table.items():
+        if isinstance(value, Mapping) and name in SECTIONS:
+            out += _flatten(value, f"{prefix}{name}.")
+        else:
+            out.append((f"{prefix}{name}", value))
+    return out
 
 
 def load_filter_table(path: str | Path | None) -> tuple[dict[str, Any], str]:
@@ -425,7 +510,8 @@ def add_filter_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="KEY=VALUE",
         help="set one threshold or switch, e.g. gopher_quality.min_stop_words=off, c4.enabled=false, "
-        "fineweb.max_short_line_ratio=0.7 (repeatable; keys in conf/corpus.toml)",
+        "fineweb.max_short_line_ratio=0.7, or one language's under fineweb2: "
+        "fineweb2.deu_Latn.new_line_ratio=0.2 (repeatable; keys in conf/corpus.toml)",
     )
 
 
@@ -469,6 +555,11 @@ def describe(settings: Settings) -> dict[str, Any]:
         "url_blocklist": None if settings.url_blocklist is None else settings.url_blocklist.summary(),
         "mask_pii": settings.mask_pii,
         "word_rules_without_spaces": settings.word_rules_without_spaces,
+        "order": list(settings.order),
+        "language_profiles": settings.language_profiles,
+        "language_overrides": [
+            [language, key, _thawed(value)] for language, key, value in settings.language_overrides
+        ],
     }
     for section in SECTIONS:
         values = dataclasses.asdict(getattr(settings, section))

@@ -18,7 +18,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ...text.arrays import as_strings, count_literal, list_offsets, ragged_index
-from ...text.words import WHITESPACE, Words, no_space_script, split_words
+from ...text.segment import DEFAULT, split_words_with
+from ...text.words import WHITESPACE, Words, no_space_script
 
 _OTHER_LINE_BREAKS = "\r\n|[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]"
 
@@ -61,10 +62,11 @@ class TextBatch:
 
     ``line_offsets[i]:line_offsets[i + 1]`` index text ``i``'s lines in the flat line arrays
     (every piece between two ``"\\n"``, empty ones included: ``"a\\n"`` has the lines ``"a"`` and
-    ``""``).
+    ``""``).  Words are cut by ``segmenter`` (:mod:`contentx_udf.text.segment`; the default is
+    spaCy's English rules, :mod:`contentx_udf.text.words`).
     """
 
-    def __init__(self, texts, languages=None, detect_no_space: bool = True) -> None:
+    def __init__(self, texts, languages=None, detect_no_space: bool = True, segmenter: str = DEFAULT) -> None:
         texts = as_strings(texts)
         odd = _bools(pc.match_substring_regex(texts, _OTHER_LINE_BREAKS))
         if odd.any():
@@ -74,6 +76,7 @@ class TextBatch:
         self.n = len(texts)
         self.languages = None if languages is None else as_strings(languages)
         self.detect_no_space = detect_no_space
+        self.segmenter = segmenter
 
     # -- texts -----------------------------------------------------------------------------------
 
@@ -85,10 +88,11 @@ class TextBatch:
     @cached_property
     def no_space(self) -> np.ndarray:
         """Per text: written in a script without spaces between words (word rules skipped);
-        all False when ``detect_no_space`` is off."""
-        if not self.detect_no_space:
+        all False when ``detect_no_space`` is off (it may be a per-text array)."""
+        detect = np.asarray(self.detect_no_space, bool)
+        if not detect.any():
             return np.zeros(self.n, bool)
-        return no_space_script(self.texts, self.languages)
+        return no_space_script(self.texts, self.languages) & detect
 
     def count(self, substring: str) -> np.ndarray:
         """Per text: non-overlapping occurrences of ``substring`` (``str.count``)."""
@@ -141,8 +145,8 @@ class TextBatch:
 
     @cached_property
     def line_words(self) -> Words:
-        """The words of every line (``line_words.offsets`` index lines)."""
-        return split_words(self.lines)
+        """The words of every line (``line_words.offsets`` index lines), by the segmenter."""
+        return split_words_with(self.lines, self.segmenter)
 
     @cached_property
     def word_offsets(self) -> np.ndarray:

@@ -169,8 +169,11 @@ def test_inputs_may_be_arrow_arrays_and_the_result_converts_to_arrow():
         "emails_masked",
         "ips_masked",
         "c4_lines_removed",
+        "profile",
+        "fallback",
     ]
     assert batch.column("drop").to_pylist() == [None, "gopher_repetition"]
+    assert batch.column("profile").null_count == 2  # only the fineweb2 preset has language profiles
     assert result.kept.tolist() == [True, False]
 
 

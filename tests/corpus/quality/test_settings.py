@@ -128,7 +128,7 @@ def test_the_shipped_config_documents_every_key_and_changes_nothing():
     [
         (
             ["--filters", "refinedweb"],
-            "unknown filter preset 'refinedweb'; choose one of fineweb, gopher, c4, none",
+            "unknown filter preset 'refinedweb'; choose one of fineweb, fineweb2, gopher, c4, none",
         ),
         (["--min-language-score", "high"], "min_language_score: expected a number or off, got 'high'"),
         (["--min-language-score", "1.5"], "min_language_score: expected a ratio between 0 and 1, got 1.5"),
