@@ -40,6 +40,7 @@ from .by_language import KEPT, check_totals, per_language, reason_counts
 from .config import CorpusConfig, build_config, build_parser
 from .dedup import NearSettings, decide, preference
 from .filters import FILTERS, with_drop_reason
+from .minhash import NO_SPACE_SCRIPTS, same_bands_but_words, words_of
 from .per_document import RESULT_DDL, PassSettings, document_batch
 from .quality.settings import FILTER_ORDER, describe
 from .report import LENGTH_BINS, length_bin_labels, summary_lines, write_report
@@ -243,7 +244,7 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
     notes: list[str] = []
     against_frames = []
     for corpus in read_against(spark, config.against):
-        if near and corpus.minhash != (asdict(minhash) if minhash else None):
+        if near and not same_bands_but_words(corpus.minhash, minhash):
             notes.append(
                 f"--against {corpus.path}: "
                 + (
@@ -257,6 +258,12 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
                 corpus.documents.select("text_hash", F.lit(None).cast("array<bigint>").alias("bands"))
             )
         else:
+            if near and (theirs := words_of(corpus.minhash)) != minhash.words:
+                notes.append(
+                    f"--against {corpus.path}: built with near-dedup words {theirs} (this build: "
+                    f"{minhash.words}): texts with {NO_SPACE_SCRIPTS} characters match its exact copies "
+                    "only, all others its near copies too"
+                )
             cols = ["text_hash", "bands"] if "bands" in corpus.documents.columns else ["text_hash"]
             frame = corpus.documents.select(*cols)
             if "bands" not in cols:

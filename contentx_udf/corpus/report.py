@@ -28,6 +28,20 @@ class Store(Protocol):
 LENGTH_BINS = (200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000)
 
 
+def near_words_line(minhash: dict[str, Any] | None) -> str | None:
+    """What ``--against`` can match given the corpus's near-dedup word rule (None: no near dedup)."""
+    if not minhash:
+        return None
+    from .minhash import NO_SPACE_SCRIPTS, words_of
+
+    words = words_of(minhash)
+    return (
+        f"near-dedup words: {words}; a later --against finds near copies of texts without "
+        f"{NO_SPACE_SCRIPTS} characters in corpora built with any word rule (before 2026-11: "
+        f"letters), of texts with such characters only in corpora built with {words}"
+    )
+
+
 def length_bin_labels() -> list[str]:
     labels, low = [], 0
     for high in LENGTH_BINS:
@@ -118,6 +132,8 @@ def _markdown(report: dict[str, Any]) -> str:
     ]
     out += [f"| dropped: {k} | {v} |" for k, v in report["dropped"].items()]
     out += [f"| **kept** | **{report['kept']}** |", "", f"Kept characters: {report['kept_characters']}", ""]
+    if words := near_words_line(report.get("minhash")):
+        out += [f"{words[0].upper()}{words[1:]}.  "]
     for note in report.get("notes") or []:
         out += [f"Note: {note}  "]
     if report.get("damaged_files"):
@@ -186,6 +202,7 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         f"  input rows ({report['config']['method']}): {report['input_rows']}; dropped: {drops}",
         f"  kept: {report['kept']} documents, {report['kept_characters']} characters; "
         f"languages: {langs or '-'}",
+        *([f"  {words}"] if (words := near_words_line(report.get("minhash"))) else []),
         *(f"  note: {note}" for note in report.get("notes") or []),
         *(
             [
