@@ -292,9 +292,24 @@ def split_words_with(texts: Sequence[str] | pa.Array, segmenter: str = DEFAULT) 
         words = Words(words.offsets, words.ids, words.vocabulary, chunks.astype(np.int64))
     else:
         words = split_words(texts, english=rules.english, split_hyphens=rules.split_hyphens)
-    for rewrite in rules.rewrites:
-        words = _rewrite(words, rewrite)
-    return words
+    return _rewrite_all(words, rules.rewrites) if rules.rewrites else words
+
+
+def _rewrite_all(words: Words, rewrites: Sequence[Rewrite]) -> Words:
+    """``words`` after every rewrite in order: the rewrites run on the vocabulary alone (each
+    distinct word as a text of one word), then the words of the batch are expanded once."""
+    n = len(words.vocabulary)
+    pieces = Words(
+        np.arange(n + 1, dtype=np.int64), np.arange(n, dtype=np.int64), words.vocabulary, np.ones(n, np.int64)
+    )
+    for rewrite in rewrites:
+        pieces = _rewrite(pieces, rewrite)
+    if len(pieces.ids) == n and np.array_equal(pieces.ids, np.arange(n)):
+        return words
+    counts = np.diff(pieces.offsets)[words.ids]
+    ids = pieces.ids[ragged_index(pieces.offsets[:-1][words.ids], counts)]
+    ends = np.concatenate(([0], np.cumsum(counts)))
+    return Words(ends[words.offsets], ids, pieces.vocabulary, words.chunk_counts)
 
 
 def _rewrite(words: Words, rewrite: Rewrite) -> Words:
