@@ -161,6 +161,12 @@ def main() -> int:
     )
     parser.add_argument("--languages", default=",".join(LANGUAGES), help="UDHR files (no .txt)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--verify-edges",
+        action="store_true",
+        help="the corpus job's --verify-edges: a band link is kept only when the two signatures "
+        "estimate a Jaccard similarity of at least the near threshold",
+    )
     parser.add_argument("--work", type=Path, default=Path("/tmp/contentx-multilingual"))
     args = parser.parse_args()
     names = [n for n in args.languages.split(",") if n]
@@ -211,7 +217,10 @@ def main() -> int:
     for rule in RULES:
         out = args.work / f"corpus-{rule}"
         started = time.perf_counter()
-        report = corpus_job.run(CorpusConfig(inputs=[str(table)], output=str(out), near_words=rule), spark)
+        config = CorpusConfig(
+            inputs=[str(table)], output=str(out), near_words=rule, verify_edges=args.verify_edges
+        )
+        report = corpus_job.run(config, spark)
         seconds = time.perf_counter() - started
         kept = {
             r[0] for r in spark.read.parquet(str(out / "documents")).select("warc_record_offset").collect()
