@@ -10,6 +10,17 @@ cd "$(dirname "$0")"
 PYTHON="${PYTHON:-python3}"
 VENV=".venv"
 
+needs_build() {
+    local f
+    for f in pyproject.toml setup.py contentx_udf/*/*.pyx; do
+        [ "$f" -nt "$VENV/.installed" ] && return 0
+    done
+    for f in contentx_udf/*/*.pyx; do
+        compgen -G "${f%.pyx}.*.so" >/dev/null || return 0
+    done
+    return 1
+}
+
 setup() {
     if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
         echo "dev.sh: Python 3.11 or newer is required ($PYTHON is $("$PYTHON" --version 2>&1))" >&2
@@ -20,8 +31,9 @@ setup() {
         "$PYTHON" -m venv "$VENV"
         "$VENV/bin/python" -m pip install -q --upgrade pip
     fi
-    # re-install when pyproject.toml changed since the last install
-    if [ ! -f "$VENV/.installed" ] || [ pyproject.toml -nt "$VENV/.installed" ]; then
+    # re-install when pyproject.toml, setup.py or a compiled pass (.pyx) changed since the last
+    # install, or when the compiled extension is missing (the editable install builds it in place)
+    if [ ! -f "$VENV/.installed" ] || needs_build; then
         if ! "$VENV/bin/python" -m pip install -q -e ".[test]" >"$VENV/install.log" 2>&1; then
             cat "$VENV/install.log" >&2
             echo "dev.sh: installing contentx failed (log above, also in $VENV/install.log)" >&2

@@ -36,6 +36,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from ..page import compiled
 from ..page.document import Document, DomArrays, first_occurrence
 from ..page.tags import TAG_IDS
 from ..settings import DEFAULTS
@@ -322,17 +323,38 @@ def _or_down(dom: DomArrays, own: np.ndarray) -> np.ndarray:
         up = nxt
 
 
+def _text_bits(values: str) -> int:
+    """The keyword groups (as a bit set) of the tokens of ``values`` (attribute values joined by
+    a space)."""
+    bits = 0
+    for token in _TOKEN_SPLIT.split(values.lower()):
+        bits |= token_bits(token)
+    return bits
+
+
 def _value_bits(key: tuple[str | None, ...]) -> int:
     """The keyword groups (as a bit set) of the attribute values ``key``, remembered in
     ``_VALUE_BITS`` (attribute values repeat within a page, menu items, and a site, templates)."""
     bits = _VALUE_BITS.get(key)
     if bits is None:
-        bits = 0
-        for token in _TOKEN_SPLIT.split(" ".join(v for v in key if v).lower()):
-            bits |= token_bits(token)
+        bits = _text_bits(" ".join(v for v in key if v))
         if len(_VALUE_BITS) >= _TOKEN_CACHE_SIZE:
             _VALUE_BITS.clear()
         _VALUE_BITS[key] = bits
+    return bits
+
+
+#: Bit set of each attribute values key of the compiled look-up (the non-empty values of
+#: ``_ATTRIBUTES`` joined by a space, UTF-8), the same bound.
+_RAW_VALUE_BITS: dict[bytes, int] = {}
+
+
+def _raw_value_bits(key: bytes) -> int:
+    """:func:`_value_bits` of the compiled look-up's key (called on a cache miss; stores it)."""
+    bits = _text_bits(key.decode("utf-8", "replace"))
+    if len(_RAW_VALUE_BITS) >= _TOKEN_CACHE_SIZE:
+        _RAW_VALUE_BITS.clear()
+    _RAW_VALUE_BITS[key] = bits
     return bits
 
 
@@ -343,6 +365,15 @@ def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> tup
     class_hash = np.zeros(dom.size, dtype=np.int64)
     root = doc.tree.body if doc.tree.body is not None else doc.tree.root
     if root is None or dom.size == 0:
+        return own, class_hash
+    fast = compiled.module()
+    if fast is not None:  # every element's bits and class hash in one compiled walk, then masked
+        bits, hashes = fast.attribute_keys(root.mem_id, dom.size, _RAW_VALUE_BITS, _raw_value_bits)
+        marks = np.zeros(dom.size, dtype=bool)
+        marks[first_nodes] = True
+        above_blocks = dom.subtree_sum(marks) > 0
+        np.copyto(own, bits, where=above_blocks)
+        np.copyto(class_hash, hashes, where=above_blocks)
         return own, class_hash
     nodes = root.css(_ATTRIBUTE_SELECTOR)
     if not nodes:

@@ -29,6 +29,7 @@ from itertools import islice
 import numpy as np
 from selectolax.lexbor import LexborHTMLParser
 
+from . import compiled
 from .decode import decode_html
 from .source import SourceArrays
 from .tags import (
@@ -550,8 +551,12 @@ def flatten_dom(root, max_nodes: int) -> DomArrays:
     A node's parent is the node just before the first node with the same parent id (the
     first child follows its parent in pre-order), so parent indices need no node ids of
     their own; subtree ends follow the last-child pointers (pointer jumping).  The text
-    comes from one C-level walk of Lexbor (``text`` with a separator).
+    comes from one C-level walk of Lexbor (``text`` with a separator).  With the compiled passes
+    (:mod:`.compiled`) one compiled walk gives the node arrays (and the depth) instead.
     """
+    fast = compiled.module()
+    if fast is not None:
+        return _flatten_compiled(fast, root, max_nodes)
     tags: list[int] = []
     parent_ids: list[int] = []
     add_tag, add_parent = tags.append, parent_ids.append
@@ -600,6 +605,36 @@ def flatten_dom(root, max_nodes: int) -> DomArrays:
         truncated=truncated,
         parent_mem=parent_mem,
     )
+
+
+def _flatten_compiled(fast, root, max_nodes: int) -> DomArrays:
+    """:func:`flatten_dom` with the node arrays from the compiled walk (``fast.walk``)."""
+    tag_id, parent, end, depth, parent_mem, truncated = fast.walk(root.mem_id, max_nodes)
+    if tag_id.size == 0:
+        return _empty_dom()
+    n_text = int(np.count_nonzero(tag_id == TEXT_TAG_ID))
+    text_list: list[str] = []
+    joined = ""
+    if n_text:
+        joined = root.text(separator="\x00")
+        text_list = joined.split("\x00")
+        if len(text_list) != n_text:
+            if truncated and len(text_list) > n_text:
+                text_list = text_list[:n_text]
+                joined = "\x00".join(text_list)
+            else:  # an empty text node without data, or a text with a NUL: read them one by one
+                return _flatten_slow(root, max_nodes)
+    dom = DomArrays(
+        tag_id=tag_id,
+        parent=parent,
+        end=end,
+        text_list=text_list,
+        joined_text=joined,
+        truncated=truncated,
+        parent_mem=parent_mem,
+    )
+    dom.__dict__["depth"] = depth  # (the cached property, from the walk)
+    return dom
 
 
 def _flatten_slow(root, max_nodes: int) -> DomArrays:
