@@ -175,10 +175,11 @@ _TOKEN_CACHE_SIZE = 200_000
 _VALUE_BITS: dict[tuple[str | None, ...], int] = {}
 
 
-def _keyword_tables() -> tuple[dict[str, int], dict[str, int], re.Pattern[str]]:
-    """The group bits of every exact keyword (``=word``); for every other keyword the bits of the
-    keywords that are its prefixes (itself included: found at a position, they are all there);
-    and one pattern that finds the longest keyword starting at every position of a token."""
+def _keyword_tables() -> tuple[dict[str, int], dict[str, int], dict[str, int], re.Pattern[str]]:
+    """The group bits of every exact keyword (``=word``); of every other keyword; for every other
+    keyword the bits of the keywords that are its prefixes (itself included: found at a position,
+    they are all there); and one pattern that finds the longest keyword starting at every
+    position of a token."""
     exact: dict[str, int] = {}
     inside: dict[str, int] = {}
     for bit, words in enumerate(KEYWORD_GROUPS.values()):
@@ -187,10 +188,22 @@ def _keyword_tables() -> tuple[dict[str, int], dict[str, int], re.Pattern[str]]:
             table[key] = table.get(key, 0) | 1 << bit
     with_prefixes = {w: reduce(or_, (b for v, b in inside.items() if w.startswith(v)), 0) for w in inside}
     longest_first = sorted(inside, key=len, reverse=True)
-    return exact, with_prefixes, re.compile("(?=(" + "|".join(map(re.escape, longest_first)) + "))")
+    return exact, inside, with_prefixes, re.compile("(?=(" + "|".join(map(re.escape, longest_first)) + "))")
 
 
-_EXACT_KEYWORD_BITS, _KEYWORD_PREFIX_BITS, _KEYWORD_AT = _keyword_tables()
+_EXACT_KEYWORD_BITS, _KEYWORD_BITS, _KEYWORD_PREFIX_BITS, _KEYWORD_AT = _keyword_tables()
+
+
+def _compiled_keywords():
+    """The compiled module with the keyword tables handed to it (once per module), or None."""
+    fast = compiled.module()
+    if fast is not None and not getattr(fast, "_contentx_keywords", False):
+        fast.set_keywords(
+            [(w.encode(), b) for w, b in _KEYWORD_BITS.items()],
+            [(w.encode(), b) for w, b in _EXACT_KEYWORD_BITS.items()],
+        )
+        fast._contentx_keywords = True
+    return fast
 
 
 def token_bits(token: str) -> int:
@@ -350,12 +363,9 @@ _RAW_VALUE_BITS: dict[bytes, int] = {}
 
 
 def _raw_value_bits(key: bytes) -> int:
-    """:func:`_value_bits` of the compiled look-up's key (called on a cache miss; stores it)."""
-    bits = _text_bits(key.decode("utf-8", "replace"))
-    if len(_RAW_VALUE_BITS) >= _TOKEN_CACHE_SIZE:
-        _RAW_VALUE_BITS.clear()
-    _RAW_VALUE_BITS[key] = bits
-    return bits
+    """:func:`_value_bits` of the compiled look-up's key (called on a cache miss of a non-ASCII
+    key: the compiled look-up stores it)."""
+    return _text_bits(key.decode("utf-8", "replace"))
 
 
 def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -366,9 +376,11 @@ def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> tup
     root = doc.tree.body if doc.tree.body is not None else doc.tree.root
     if root is None or dom.size == 0:
         return own, class_hash
-    fast = compiled.module()
+    fast = _compiled_keywords()
     if fast is not None:  # every element's bits and class hash in one compiled walk, then masked
-        bits, hashes = fast.attribute_keys(root.mem_id, dom.size, _RAW_VALUE_BITS, _raw_value_bits)
+        bits, hashes = fast.attribute_keys(
+            root.mem_id, dom.size, _RAW_VALUE_BITS, _raw_value_bits, _TOKEN_CACHE_SIZE
+        )
         marks = np.zeros(dom.size, dtype=bool)
         marks[first_nodes] = True
         above_blocks = dom.subtree_sum(marks) > 0
@@ -458,6 +470,31 @@ def _jsonld_types(html: str) -> set[str]:
     return found
 
 
+def _title_hits(texts: list[str], title_words: set[str]) -> np.ndarray:
+    """For each of ``texts`` (lower case), how many of its ``\\w+`` tokens are among
+    ``title_words``: one compiled pass, or one regex pass over the texts joined by newlines."""
+    fast = compiled.module()
+    if fast is not None:
+        return fast.word_hits(texts, title_words)
+    # the title's words as whole \w+ tokens: a word matches only where no word character touches
+    # it (the longest first).  The regex checks the end; the start is checked on its matches (a
+    # match starting inside a token ends with it, so it hides no other), as a leading lookbehind
+    # costs the regex its fast scan
+    pattern = re.compile(
+        r"(?:" + "|".join(map(re.escape, sorted(title_words, key=len, reverse=True))) + r")(?!\w)"
+    )
+    joined = "\n".join(texts)
+    hits = [
+        at
+        for at in map(_MATCH_START, pattern.finditer(joined))
+        if not at or not _is_word_char(joined[at - 1])
+    ]
+    if not hits:
+        return np.zeros(len(texts), dtype=np.int64)
+    block_ends = np.add.accumulate(np.fromiter(map(len, texts), np.int64, len(texts)) + 1)
+    return np.bincount(block_ends.searchsorted(hits, side="right"), minlength=len(texts))
+
+
 def _bit_columns(bits: np.ndarray, count: int) -> np.ndarray:
     """(len(bits), count) 0/1 matrix of the low ``count`` bits of a uint64 array."""
     as_bytes = np.ascontiguousarray(bits, dtype="<u8").view(np.uint8).reshape(-1, 8)
@@ -524,26 +561,12 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     # one lower() for all: "\x00" is neither cased nor case-ignorable, so each block lowers alone
     lowered = joined.lower().split("\x00")
     title_words = set(_WORD_RE.findall((doc.title or "").lower()))
-    if title_words:  # share of the title's words in each short block (one regex pass for all)
+    if title_words:  # share of the title's words in each short block
         short = (lengths <= 200).nonzero()[0]
-        short_texts = [lowered[i] for i in short.tolist()]
-        # the title's words as whole \w+ tokens: a word matches only where no word character
-        # touches it (the longest first), in the short blocks joined by newlines.  The regex checks
-        # the end; the start is checked on its matches (a match starting inside a token ends with
-        # it, so it hides no other), as a leading lookbehind costs the regex its fast scan
-        pattern = re.compile(
-            r"(?:" + "|".join(map(re.escape, sorted(title_words, key=len, reverse=True))) + r")(?!\w)"
-        )
-        short_joined = "\n".join(short_texts)
-        hits = [
-            at
-            for at in map(_MATCH_START, pattern.finditer(short_joined))
-            if not at or not _is_word_char(short_joined[at - 1])
-        ]
-        if hits:
-            block_ends = np.add.accumulate(np.fromiter(map(len, short_texts), np.int64, len(short_texts)) + 1)
+        hits = _title_hits([lowered[i] for i in short.tolist()], title_words)
+        if hits.any():
             overlap = np.zeros(nb)
-            overlap[short] = np.bincount(block_ends.searchsorted(hits, side="right"), minlength=short.size)
+            overlap[short] = hits
             put("title_overlap", np.minimum(overlap / len(title_words), 1.0))
 
     # --- links

@@ -214,6 +214,67 @@ cdef size_t ATTRIBUTE_LENGTHS[5]
 ATTRIBUTE_LENGTHS[:] = [5, 2, 4, 8, 8]
 
 
+#: Keyword tables (set_keywords): the words matched inside a token, by first byte, and the
+#: words a token must equal; each with its group bits.
+cdef list _inside_words = [[] for _ in range(256)]
+cdef list _exact_words = []
+cdef bint _keywords_set = False
+
+
+def set_keywords(inside, exact):
+    """The keyword tables of :func:`attribute_keys`'s own look-up: ``inside`` the (word, bits)
+    pairs matched anywhere in a token, ``exact`` the (word, bits) pairs matched by a whole token
+    (ASCII words, lower case)."""
+    global _inside_words, _exact_words, _keywords_set
+    _inside_words = [[] for _ in range(256)]
+    for word, bits in inside:
+        _inside_words[word[0]].append((bytes(word), int(bits)))
+    _exact_words = [(bytes(word), int(bits)) for word, bits in exact]
+    _keywords_set = True
+
+
+cdef uint64_t _token_bits(const unsigned char *token, Py_ssize_t length):
+    cdef uint64_t bits = 0
+    cdef Py_ssize_t p, size
+    cdef bytes word
+    for word, word_bits in _exact_words:
+        if len(word) == length and memcmp(<const char *> word, token, length) == 0:
+            bits |= <uint64_t> word_bits
+    for p in range(length):
+        for word, word_bits in <list> _inside_words[token[p]]:
+            size = len(word)
+            if size <= length - p and memcmp(<const char *> word, token + p, size) == 0:
+                bits |= <uint64_t> word_bits
+    return bits
+
+
+cdef inline bint _token_byte(unsigned char c) noexcept nogil:
+    return (97 <= c <= 122) or (48 <= c <= 57)
+
+
+cdef object _ascii_value_bits(const unsigned char *key, Py_ssize_t length, unsigned char *lowered):
+    """The keyword bits of an attribute values key, or None when it is not ASCII (Python's
+    ``lower()`` then decides: a few non-ASCII letters lower to ASCII ones)."""
+    cdef Py_ssize_t i, start
+    cdef unsigned char c
+    for i in range(length):
+        c = key[i]
+        if c >= 128:
+            return None
+        lowered[i] = c + 32 if 65 <= c <= 90 else c
+    cdef uint64_t bits = 0
+    i = 0
+    while i < length:
+        if not _token_byte(lowered[i]):
+            i += 1
+            continue
+        start = i
+        while i < length and _token_byte(lowered[i]):
+            i += 1
+        bits |= _token_bits(lowered + start, i - start)
+    return bits
+
+
 cdef uint32_t _class_hash(const unsigned char *data, size_t length) noexcept nogil:
     """FNV-1a (64 bits) of the class value folded to 32 bits; 0 only for no class."""
     cdef uint64_t h = 14695981039346656037ULL
@@ -224,11 +285,15 @@ cdef uint32_t _class_hash(const unsigned char *data, size_t length) noexcept nog
     return <uint32_t> h if <uint32_t> h != 0 else 1
 
 
-def attribute_keys(size_t root_address, Py_ssize_t nodes, dict cache, object miss):
+def attribute_keys(size_t root_address, Py_ssize_t nodes, dict cache, object miss, Py_ssize_t cache_size):
     """``(bits, class_hash)`` over the first ``nodes`` nodes of :func:`walk`'s order: for each
-    element, ``cache[key]`` (``miss(key)`` when absent, which stores it) where ``key`` is its
-    non-empty ``class``, ``id``, ``role``, ``itemprop`` and ``itemtype`` values joined by a space
-    (0 without any), and the hash of its class value (0 without one)."""
+    element, ``cache[key]`` where ``key`` is its non-empty ``class``, ``id``, ``role``, ``itemprop``
+    and ``itemtype`` values joined by a space (0 without any), and the hash of its class value (0
+    without one).  A key not in the cache gets its bits from the keyword tables
+    (:func:`set_keywords`) when it is ASCII, else from ``miss(key)``; it is stored (the cache is
+    emptied when it holds ``cache_size`` keys)."""
+    if not _keywords_set:
+        raise RuntimeError("set_keywords() was not called")
     if _first_child == NULL:
         raise OSError("bind() was not called")
     bits_out = np.zeros(nodes, dtype=np.uint64)
@@ -248,6 +313,8 @@ def attribute_keys(size_t root_address, Py_ssize_t nodes, dict cache, object mis
     cdef int k
     cdef char *key_buffer = NULL
     cdef size_t key_capacity = 0
+    cdef char *lowered = NULL
+    cdef size_t lowered_capacity = 0
     cdef char *bigger
     cdef PyObject *found
     cdef bytes key
@@ -289,7 +356,23 @@ def attribute_keys(size_t root_address, Py_ssize_t nodes, dict cache, object mis
                                 length += lengths[k]
                         key = PyBytes_FromStringAndSize(key_buffer, length)
                         found = PyDict_GetItem(cache, key)
-                        bits[count] = <uint64_t> (<object> found if found != NULL else miss(key))
+                        if found != NULL:
+                            bits[count] = <uint64_t> <object> found
+                        else:
+                            if length > lowered_capacity:
+                                bigger = <char *> realloc(lowered, length)
+                                if bigger == NULL:
+                                    raise MemoryError()
+                                lowered, lowered_capacity = bigger, length
+                            value_bits = _ascii_value_bits(
+                                <const unsigned char *> key_buffer, length, <unsigned char *> lowered
+                            )
+                            if value_bits is None:
+                                value_bits = miss(key)
+                            if len(cache) >= cache_size:
+                                cache.clear()
+                            cache[key] = value_bits
+                            bits[count] = <uint64_t> value_bits
                         if lengths[0]:
                             hashes[count] = _class_hash(values[0], lengths[0])
                 count += 1
@@ -307,6 +390,7 @@ def attribute_keys(size_t root_address, Py_ssize_t nodes, dict cache, object mis
         return bits_out, hash_out
     finally:
         free(key_buffer)
+        free(lowered)
 
 
 def tree_scores(
@@ -341,3 +425,108 @@ def tree_scores(
                         out[r, k] += leaves[base + leaf_of[r], k]
     finally:
         free(leaf_of)
+
+
+# --- block texts ------------------------------------------------------------------------
+
+from cpython.unicode cimport (
+    PyUnicode_1BYTE_KIND, PyUnicode_4BYTE_KIND, PyUnicode_DATA, PyUnicode_FromKindAndData,
+    PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ, PyUnicode_Substring,
+)
+
+
+cdef extern from "Python.h":
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
+    bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
+
+
+def block_texts(list texts, const int64_t[::1] ordinal, const int64_t[::1] seq):
+    """For every run of equal ``seq`` values, the concatenation of the texts ``texts[ordinal[i]]``
+    of the run with whitespace collapsed: ``" ".join("".join(run).split())`` (whitespace as
+    ``str.split`` has it)."""
+    cdef Py_ssize_t n = ordinal.shape[0], start = 0, stop, i, j, total, length, written
+    cdef Py_UCS4 *buffer = NULL
+    cdef Py_UCS4 *bigger
+    cdef Py_ssize_t capacity = 0
+    cdef Py_UCS4 ch
+    cdef bint pending_space
+    cdef int kind
+    cdef void *data
+    cdef str text
+    out = []
+    try:
+        while start < n:
+            stop = start + 1
+            total = PyUnicode_GET_LENGTH(texts[ordinal[start]])
+            while stop < n and seq[stop] == seq[start]:
+                total += PyUnicode_GET_LENGTH(texts[ordinal[stop]])
+                stop += 1
+            if total > capacity:
+                bigger = <Py_UCS4 *> realloc(buffer, total * sizeof(Py_UCS4))
+                if bigger == NULL:
+                    raise MemoryError()
+                buffer, capacity = bigger, total
+            written = 0
+            pending_space = False
+            for i in range(start, stop):
+                text = texts[ordinal[i]]
+                kind = PyUnicode_KIND(text)
+                data = PyUnicode_DATA(text)
+                length = PyUnicode_GET_LENGTH(text)
+                for j in range(length):
+                    ch = PyUnicode_READ(kind, data, j)
+                    if Py_UNICODE_ISSPACE(ch):
+                        pending_space = written > 0
+                    else:
+                        if pending_space:
+                            buffer[written] = 32
+                            written += 1
+                            pending_space = False
+                        buffer[written] = ch
+                        written += 1
+            out.append(PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buffer, written) if written else "")
+            start = stop
+        return out
+    finally:
+        free(buffer)
+
+
+# --- title words ------------------------------------------------------------------------
+
+
+cdef inline bint _is_word(Py_UCS4 ch) noexcept:
+    return ch == 95 or Py_UNICODE_ISALNUM(ch)  # "_" or alphanumeric: the regex \w
+
+
+def word_hits(list texts, object words):
+    """For each of ``texts``, how many of its maximal runs of word characters (regex ``\\w``) are
+    in the set ``words``."""
+    cdef Py_ssize_t n = len(texts), i, j, length, run_start
+    cdef uint64_t lengths = 0
+    cdef Py_ssize_t word_length
+    for word in words:
+        word_length = len(word)
+        lengths |= (<uint64_t> 1) << (word_length if word_length < 63 else 63)
+    out = np.zeros(n, dtype=np.int64)
+    cdef int64_t[::1] hits = out
+    cdef int kind
+    cdef void *data
+    cdef str text
+    for i in range(n):
+        text = texts[i]
+        kind = PyUnicode_KIND(text)
+        data = PyUnicode_DATA(text)
+        length = PyUnicode_GET_LENGTH(text)
+        j = 0
+        while j < length:
+            if not _is_word(PyUnicode_READ(kind, data, j)):
+                j += 1
+                continue
+            run_start = j
+            while j < length and _is_word(PyUnicode_READ(kind, data, j)):
+                j += 1
+            word_length = j - run_start
+            if lengths & ((<uint64_t> 1) << (word_length if word_length < 63 else 63)):
+                if PyUnicode_Substring(text, run_start, j) in words:
+                    hits[i] += 1
+    return out

@@ -509,6 +509,9 @@ class DomArrays:
         if ordinal.size == 0:
             return []
         seq = self.text_block_seq.take(ordinal)
+        fast = compiled.module()
+        if fast is not None:  # the same, one compiled pass over the texts
+            return fast.block_texts(self.text_list, ordinal.astype(np.int64, copy=False), seq)
         texts = self.text_array.take(ordinal)
         # a "\x00" (in no text) closes each block but the last, then one join and split
         ends = (seq[1:] != seq[:-1]).nonzero()[0]

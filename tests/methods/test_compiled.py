@@ -84,3 +84,47 @@ def test_development_pages_same_as_python():
         pytest.skip("shared development data not present")
     failed = {p.id: d for p in pages if (d := differences(p.html, p.url))}
     assert failed == {}
+
+
+CLASS_VALUES = [
+    "NavBar main-Menu",
+    "SIDEBAR",
+    "post__content--main",
+    "ad ads-top",
+    "adverts sr-only",
+    "=ad",
+    "readnextbox x1 y2",
+    "bad-address tocbot",
+    "toc",
+    "cookie_consent gdpr",
+    "menü widget",
+    "İtem",
+    "\u212aomment-list",  # KELVIN SIGN: lower() makes it an ASCII "k"
+    "  ",
+    "comments reply-to respond",
+    "content article post entry story body main text prose rich",
+    "btn-primary cta",
+    "product-card price",
+    "x" * 300 + "share",
+]
+
+
+def test_keyword_bits_of_the_compiled_look_up_equal_the_python_rules():
+    """Every value is new to the look-up (an empty cache): the compiled keyword tables (ASCII) and
+    the Python rules (non-ASCII values) against the Python rules themselves."""
+    from contentx_udf.methods import block_features as bf
+    from contentx_udf.page.document import Document
+
+    divs_html = "".join(f'<div class="{v}"><p>x</p></div>' for v in CLASS_VALUES)
+    page = f"<html><body>{divs_html}</body></html>"
+    doc = Document.parse(page)
+    fast = bf._compiled_keywords()
+    if fast is None:
+        pytest.skip("compiled passes off")
+    dom = doc.dom
+    bits, _ = fast.attribute_keys(doc.tree.body.mem_id, dom.size, {}, bf._raw_value_bits, 1000)
+    divs = [i for i in range(dom.size) if dom.tag_id[i] == dom.tag_id[1]]
+    assert len(divs) == len(CLASS_VALUES)
+    expected = [bf._text_bits(v.strip() and v) for v in CLASS_VALUES]
+    assert [int(b) for b in bits[divs]] == expected
+    assert expected[0] and expected[12]  # (the look-up finds something: nav, comment)
