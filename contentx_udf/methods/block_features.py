@@ -325,7 +325,11 @@ def smooth_gaussian(values: np.ndarray, sigma: float) -> np.ndarray:
 
 
 def _or_down(dom: DomArrays, own: np.ndarray) -> np.ndarray:
-    """For every node the OR of ``own`` over the node and all its ancestors (pointer doubling)."""
+    """For every node the OR of ``own`` over the node and all its ancestors (pointer doubling, or
+    one compiled pass in document order)."""
+    fast = compiled.module()
+    if fast is not None:
+        return fast.or_down(dom.parent, own)
     acc = own.copy()
     up = dom.parent0.copy()  # the root points at itself: its bits are OR-ed in harmlessly
     while True:

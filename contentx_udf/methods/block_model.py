@@ -74,8 +74,8 @@ class TreeEnsemble:
         object.__setattr__(self, "_flat_leaves", flat)
         # for the compiled inference: one row of leaf values per leaf, the splits as C arrays
         object.__setattr__(self, "_leaf_rows", np.ascontiguousarray(flat.reshape(trees << depth, -1)))
-        object.__setattr__(self, "_c_split_feature", np.ascontiguousarray(self.split_feature, dtype=np.int64))
-        object.__setattr__(self, "_c_split_border", np.ascontiguousarray(self.split_border, dtype=np.float64))
+        object.__setattr__(self, "_c_split_column", self._split_column.astype(np.int64))
+        object.__setattr__(self, "_c_split_of_level", self._split_of_level.astype(np.int64))
 
     @property
     def trees(self) -> int:
@@ -103,7 +103,15 @@ class TreeEnsemble:
         fast = compiled.module()
         if fast is not None:  # the same comparisons and the same sum, tree after tree
             out = np.zeros((rows, self._leaf_rows.shape[1]), dtype=np.float64)
-            fast.tree_scores(columns, self._c_split_feature, self._c_split_border, self._leaf_rows, out)
+            fast.tree_scores(
+                columns,
+                self._c_split_column,
+                self._split_border,
+                self._c_split_of_level,
+                self.depth,
+                self._leaf_rows,
+                out,
+            )
             return (out if self.leaf_values.ndim == 3 else out[:, 0]) + self.bias
         passed = columns.take(self._split_column, axis=0) > self._split_border[:, None]
         bits = passed.take(self._split_of_level, axis=0).reshape(self.trees, self.depth, rows).view(np.uint8)

@@ -395,36 +395,89 @@ def attribute_keys(size_t root_address, Py_ssize_t nodes, dict cache, object mis
 
 def tree_scores(
     const double[:, ::1] columns,
-    const int64_t[:, ::1] split_feature,
-    const double[:, ::1] split_border,
+    const int64_t[::1] split_column,
+    const double[::1] split_border,
+    const int64_t[::1] split_of_level,
+    Py_ssize_t depth,
     const double[:, ::1] leaves,
     double[:, ::1] out,
 ):
-    """Add the leaf values of every oblivious tree to ``out`` (rows, outputs), tree after tree:
-    ``columns`` (features, rows) holds the rows' features column by column; tree ``t`` sends a
-    row to leaf ``sum(2**d * (x[split_feature[t, d]] > split_border[t, d]))``, whose values are
-    ``leaves[t * 2**depth + leaf]``."""
-    cdef Py_ssize_t trees = split_feature.shape[0], depth = split_feature.shape[1]
-    cdef Py_ssize_t rows = columns.shape[1], outputs = leaves.shape[1]
-    cdef Py_ssize_t t, d, r, k, base
-    cdef unsigned int leaf
-    cdef unsigned char *leaf_of = <unsigned char *> malloc(rows if rows else 1)
-    if leaf_of == NULL:
+    """Add the leaf values of every oblivious tree to ``out`` (rows, outputs), tree after tree.
+
+    ``columns`` (features, rows) holds the rows' features column by column.  The distinct
+    splits ``x[split_column[s]] > split_border[s]`` are compared once per row; level ``d`` of tree
+    ``t`` asks split ``split_of_level[t * depth + d]``, and the row goes to leaf
+    ``sum(2**d * answer_d)``, whose values are ``leaves[t * 2**depth + leaf]``."""
+    cdef Py_ssize_t splits = split_column.shape[0], rows = columns.shape[1]
+    cdef Py_ssize_t trees = split_of_level.shape[0] // depth if depth else 0
+    cdef Py_ssize_t outputs = leaves.shape[1]
+    cdef Py_ssize_t s, t, d, r, k, base
+    cdef const double *column
+    cdef const unsigned char *answer
+    cdef double border
+    if rows == 0:
+        return
+    cdef unsigned char *answers = <unsigned char *> malloc(splits * rows)
+    cdef unsigned char *leaf_of = <unsigned char *> malloc(rows)
+    if answers == NULL or leaf_of == NULL:
+        free(answers)
+        free(leaf_of)
         raise MemoryError()
     try:
         with nogil:
+            for s in range(splits):
+                column = &columns[split_column[s], 0]
+                border = split_border[s]
+                for r in range(rows):
+                    answers[s * rows + r] = column[r] > border
             for t in range(trees):
                 for r in range(rows):
                     leaf_of[r] = 0
                 for d in range(depth):
+                    answer = answers + split_of_level[t * depth + d] * rows
                     for r in range(rows):
-                        leaf_of[r] |= (columns[split_feature[t, d], r] > split_border[t, d]) << d
+                        leaf_of[r] |= answer[r] << d
                 base = t << depth
                 for r in range(rows):
                     for k in range(outputs):
                         out[r, k] += leaves[base + leaf_of[r], k]
     finally:
+        free(answers)
         free(leaf_of)
+
+
+# --- passes down the tree (pre-order: a parent comes before its children) -----------------
+
+
+def or_down(const int64_t[::1] parent, const uint64_t[::1] own):
+    """For every node the OR of ``own`` over the node and its ancestors."""
+    cdef Py_ssize_t n = parent.shape[0], i
+    out = np.empty(n, dtype=np.uint64)
+    cdef uint64_t[::1] acc = out
+    for i in range(n):
+        acc[i] = own[i] | acc[parent[i]] if parent[i] >= 0 else own[i]
+    return out
+
+
+def nearest_marked(const int64_t[::1] parent, const unsigned char[::1] marked):
+    """For every node its nearest ancestor-or-self with ``marked`` (the root stands for a node
+    without one)."""
+    cdef Py_ssize_t n = parent.shape[0], i
+    out = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] near = out
+    for i in range(n):
+        near[i] = i if (marked[i] or parent[i] < 0) else near[parent[i]]
+    return out
+
+
+def within(const int64_t[::1] parent, const unsigned char[::1] marked):
+    """For every node whether it or one of its ancestors is ``marked``."""
+    cdef Py_ssize_t n = parent.shape[0], i
+    out = np.empty(n, dtype=np.bool_)
+    cdef unsigned char[::1] inside = out.view(np.uint8)
+    for i in range(n):
+        inside[i] = marked[i] or (parent[i] >= 0 and inside[parent[i]])
+    return out
 
 
 # --- block texts ------------------------------------------------------------------------

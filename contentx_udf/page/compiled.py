@@ -17,6 +17,11 @@ from types import ModuleType
 
 _module: ModuleType | None = None
 _reason = ""
+#: What the Python code calls (an extension built from an older .pyx lacks some).
+_FUNCTIONS = (
+    "bind", "walk", "attribute_keys", "set_keywords", "tree_scores", "or_down", "nearest_marked", "within",
+    "block_texts", "word_hits",
+)  # fmt: skip
 
 
 def _load() -> None:
@@ -30,6 +35,10 @@ def _load() -> None:
         from . import _compiled
     except ImportError as exc:
         _reason = f"extension not built ({exc}): reinstall contentx with a C compiler"
+        return
+    missing = [name for name in _FUNCTIONS if not hasattr(_compiled, name)]
+    if missing:
+        _reason = f"extension out of date (no {', '.join(missing)}): reinstall contentx"
         return
     try:
         _compiled.bind(selectolax.lexbor.__file__)

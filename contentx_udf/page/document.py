@@ -458,6 +458,14 @@ class DomArrays:
 
     def within(self, roots: np.ndarray) -> np.ndarray:
         """Mask of all nodes inside the subtrees of ``roots`` (boolean mask or indices)."""
+        fast = compiled.module()
+        if fast is not None and self.size:  # one pass in document order
+            if roots.dtype == bool:
+                marked = np.ascontiguousarray(roots).view(np.uint8)
+            else:
+                marked = np.zeros(self.size, dtype=np.uint8)
+                marked[roots] = 1
+            return fast.within(self.parent, marked)
         return self.cover_count(roots) > 0
 
     def cover_count(self, roots: np.ndarray) -> np.ndarray:
