@@ -268,6 +268,7 @@ _CLASSES = len(_CHAR_CLASSES) + 1
 #: Code units a sentence ends with (all in the BMP: one UTF-16 unit each).
 _SENTENCE_TAIL = np.zeros(0x10000, dtype=bool)
 _SENTENCE_TAIL[[ord(c) for c in ".!?:;\"'”’)。！？"]] = True
+_SENTENCE_TAIL_U8 = _SENTENCE_TAIL.view(np.uint8)
 _WORD_RE = re.compile(r"\w+")
 _MATCH_START = methodcaller("start")
 
@@ -539,14 +540,19 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
 
     # --- text shape (one pass over the code units of all block texts)
     texts = blocks.texts
-    lengths = np.fromiter(map(len, texts), np.float64, nb)
     joined = "\x00".join(texts)
-    codes = np.frombuffer(joined.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
-    separators = codes == 0
-    unit_block = np.add.accumulate(separators)
-
-    classes = np.bincount(unit_block * _CLASSES + _CLASS_OF.take(codes), minlength=nb * _CLASSES)
-    classes = classes[: nb * _CLASSES].reshape(nb, _CLASSES).astype(np.float64)
+    fast = compiled.module()
+    if fast is not None:  # one compiled pass over the characters
+        lengths, classes, ends_like_sentence = fast.text_shape(texts, _CLASS_OF, _SENTENCE_TAIL_U8, _CLASSES)
+    else:
+        lengths = np.fromiter(map(len, texts), np.float64, nb)
+        codes = np.frombuffer(joined.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
+        separators = codes == 0
+        unit_block = np.add.accumulate(separators)
+        classes = np.bincount(unit_block * _CLASSES + _CLASS_OF.take(codes), minlength=nb * _CLASSES)
+        classes = classes[: nb * _CLASSES].reshape(nb, _CLASSES).astype(np.float64)
+        block_last = np.append(separators.nonzero()[0] - 1, codes.size - 1)  # (no block is empty)
+        ends_like_sentence = _SENTENCE_TAIL.take(codes.take(block_last))
     words_per_node = cached_word_counts(dom)
     words = np.maximum(per_block(words_per_node.take(text_nodes).astype(np.float64)), 1.0)
     length1 = np.maximum(lengths, 1.0)
@@ -560,8 +566,7 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     put("digit_ratio", classes[:, 3] / length1)
     put("upper_ratio", classes[:, 4] / length1)
     put("separator_ratio", classes[:, 5] / length1)
-    block_last = np.append(separators.nonzero()[0] - 1, codes.size - 1)  # (no block is empty)
-    put("ends_like_sentence", _SENTENCE_TAIL.take(codes.take(block_last)))
+    put("ends_like_sentence", ends_like_sentence)
     # one lower() for all: "\x00" is neither cased nor case-ignorable, so each block lowers alone
     lowered = joined.lower().split("\x00")
     title_words = set(_WORD_RE.findall((doc.title or "").lower()))

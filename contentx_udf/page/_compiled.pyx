@@ -583,3 +583,39 @@ def word_hits(list texts, object words):
                 if PyUnicode_Substring(text, run_start, j) in words:
                     hits[i] += 1
     return out
+
+
+# --- text shape -------------------------------------------------------------------------
+
+
+def text_shape(list texts, const int64_t[::1] class_of, const unsigned char[::1] sentence_tail, Py_ssize_t classes):
+    """``(lengths, counts, ends)`` of the (non-empty) ``texts``: characters, the count of each
+    class ``class_of[unit]`` over the text's UTF-16 code units (a character outside the BMP is two
+    surrogate units of class 0) and whether its last code unit is in ``sentence_tail``."""
+    cdef Py_ssize_t n = len(texts), i, j, length
+    lengths_out = np.empty(n, dtype=np.float64)
+    counts_out = np.zeros((n, classes), dtype=np.float64)
+    ends_out = np.zeros(n, dtype=np.bool_)
+    cdef double[::1] lengths = lengths_out
+    cdef double[:, ::1] counts = counts_out
+    cdef unsigned char[::1] ends = ends_out.view(np.uint8)
+    cdef int kind
+    cdef void *data
+    cdef Py_UCS4 ch
+    cdef str text
+    for i in range(n):
+        text = texts[i]
+        kind = PyUnicode_KIND(text)
+        data = PyUnicode_DATA(text)
+        length = PyUnicode_GET_LENGTH(text)
+        lengths[i] = length
+        for j in range(length):
+            ch = PyUnicode_READ(kind, data, j)
+            if ch < 0x10000:
+                counts[i, class_of[ch]] += 1.0
+            else:
+                counts[i, 0] += 2.0
+        if length:
+            ch = PyUnicode_READ(kind, data, length - 1)
+            ends[i] = sentence_tail[ch] if ch < 0x10000 else 0
+    return lengths_out, counts_out, ends_out
