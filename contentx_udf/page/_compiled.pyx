@@ -619,3 +619,41 @@ def text_shape(list texts, const int64_t[::1] class_of, const unsigned char[::1]
             ch = PyUnicode_READ(kind, data, length - 1)
             ends[i] = sentence_tail[ch] if ch < 0x10000 else 0
     return lengths_out, counts_out, ends_out
+
+
+# --- text nodes -------------------------------------------------------------------------
+
+
+def text_counts(list texts):
+    """``(words, stripped)`` of every text: its whitespace-separated words (``len(t.split())``)
+    and its length without leading and trailing whitespace (``len(t.strip())``)."""
+    cdef Py_ssize_t n = len(texts), i, j, length, first, last, count
+    words_out = np.empty(n, dtype=np.int64)
+    stripped_out = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] words = words_out
+    cdef int64_t[::1] stripped = stripped_out
+    cdef int kind
+    cdef void *data
+    cdef bint space, in_word
+    cdef str text
+    for i in range(n):
+        text = texts[i]
+        kind = PyUnicode_KIND(text)
+        data = PyUnicode_DATA(text)
+        length = PyUnicode_GET_LENGTH(text)
+        count = 0
+        in_word = False
+        first = -1
+        last = -1
+        for j in range(length):
+            space = Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, j))
+            if not space:
+                if not in_word:
+                    count += 1
+                if first < 0:
+                    first = j
+                last = j
+            in_word = not space
+        words[i] = count
+        stripped[i] = last - first + 1 if first >= 0 else 0
+    return words_out, stripped_out

@@ -406,9 +406,21 @@ class DomArrays:
     def text_len(self) -> np.ndarray:
         """Characters of each text node without leading/trailing whitespace (0 for elements)."""
         out = np.zeros(self.size, dtype=np.int64)
+        fast = compiled.module()
+        if fast is not None:
+            out.put(self.text_nodes, self.text_counts(fast)[1])
+            return out
         lengths = np.fromiter(map(len, map(str.strip, self.text_list)), np.int64, len(self.text_list))
         out.put(self.text_nodes, lengths)
         return out
+
+    def text_counts(self, fast) -> tuple[np.ndarray, np.ndarray]:
+        """Words (``len(t.split())``) and stripped length (``len(t.strip())``) of every text node
+        from one compiled pass (``fast``: the compiled module), once per page."""
+        counts = self.cache.get("text_counts")
+        if counts is None:
+            counts = self.cache["text_counts"] = fast.text_counts(self.text_list)
+        return counts
 
     def has_tag(self, names) -> np.ndarray:
         """Boolean mask of element nodes whose tag is one of ``names``."""

@@ -10,6 +10,7 @@ import numpy as np
 from contentx_udf.methods import block_features as bf
 from contentx_udf.methods.blocks import content_document, page_blocks
 from contentx_udf.methods.combined import decide_blocks, model_for
+from contentx_udf.methods.coreex import word_counts
 from contentx_udf.page import compiled
 from contentx_udf.page.document import Document, flatten_dom
 from contentx_udf.settings import resolve_params
@@ -58,8 +59,16 @@ def differences(html: bytes, url: str | None = None, max_nodes: int = 200_000) -
         with compiled_passes(False):
             slow = flatten_dom(root, max_nodes)
             slow_depth = slow.depth
+            slow_counts = (slow.text_len, word_counts(slow), slow.block_texts(np.arange(len(slow.text_list))))
         with compiled_passes(True):
             fast = flatten_dom(root, max_nodes)
+            fast_counts = (fast.text_len, word_counts(fast), fast.block_texts(np.arange(len(fast.text_list))))
+        if not np.array_equal(slow_counts[0], fast_counts[0]):
+            found.append("dom.text_len")
+        if not np.array_equal(slow_counts[1], fast_counts[1]):
+            found.append("word counts")
+        if slow_counts[2] != fast_counts[2]:
+            found.append("block texts")
         for name in ("tag_id", "parent", "end"):
             if not np.array_equal(getattr(slow, name), getattr(fast, name)):
                 found.append(f"dom.{name}")
