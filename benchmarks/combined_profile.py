@@ -8,8 +8,10 @@ both alike), the CPU time (``time.process_time_ns``, best of ``--repeat``) of:
 
 * ``resiliparse``: ``extract_plain_text(HTMLTree.parse_from_bytes(page), main_content=True)``
   (needs the ``bench`` extra);
-* ``combined``: ``extract(page, "combined", url=...)``, the public call;
-* its stages, run one after the other on a fresh parse as ``combined`` runs them: decode + parse +
+* ``combined``: ``extract(page, "combined", url=...)``, the public call, with the compiled passes
+  and (``combined, pure Python``) without them (``contentx_udf.page.compiled.set_enabled``);
+* its stages (with the compiled passes; ``--python-stages`` adds them without), run one after
+  the other on a fresh parse as ``combined`` runs them: decode + parse +
   cleaning (``Document.parse``), the DOM arrays (``doc.dom``), the ``<noscript>`` check
   (``content_document``), the blocks (``page_blocks``), the word counts, CETD's densities and
   selection, CoreEx's analysis, the class/id keyword look-up (``_keyword_bits``), the rest of
@@ -40,6 +42,7 @@ from contentx_udf.methods.blocks import content_document, page_blocks  # noqa: E
 from contentx_udf.methods.cetd import densities, density_sum_selection  # noqa: E402
 from contentx_udf.methods.combined import block_probability, model_for, select_blocks  # noqa: E402
 from contentx_udf.methods.coreex import cached_word_counts, coreex_analysis  # noqa: E402
+from contentx_udf.page import compiled  # noqa: E402
 from contentx_udf.page.document import Document  # noqa: E402
 from contentx_udf.settings import DEFAULTS, resolve_params  # noqa: E402
 
@@ -141,7 +144,12 @@ def main() -> int:
     parser.add_argument("--gold", type=Path, action="append", help="gold set directories (repeatable)")
     parser.add_argument("--sample", type=int, default=0, help="a seeded sample of this many pages")
     parser.add_argument("--repeat", type=int, default=3, help="runs per page; the fastest counts")
+    parser.add_argument(
+        "--python-stages", action="store_true", help="the stages without the compiled passes too"
+    )
     args = parser.parse_args()
+    if compiled.module() is None:
+        sys.exit(f"compiled passes off: {compiled.status()}")
     pages: list[GoldPage] = [p for gold in args.gold or DEFAULT_GOLD for p in load_gold(gold)]
     if args.sample:
         pages = random.Random(0).sample(pages, min(args.sample, len(pages)))
@@ -152,10 +160,18 @@ def main() -> int:
         stage_times(page, params)
 
     combined_s: list[float] = []
+    python_s: list[float] = []
     resiliparse_s: list[float] = []
     stages: list[list[float]] = []
+    python_stages: list[list[float]] = []
     for page in pages:
         combined_s.append(best_of(lambda p=page: extract(p.html, "combined", url=p.url), args.repeat))
+        compiled.set_enabled(False)
+        python_s.append(best_of(lambda p=page: extract(p.html, "combined", url=p.url), args.repeat))
+        if args.python_stages:
+            runs = [stage_times(page, params) for _ in range(args.repeat)]
+            python_stages.append([min(r[k] for r in runs) for k in range(len(STAGES))])
+        compiled.set_enabled(True)
         if resiliparse is not None:
             resiliparse_s.append(best_of(lambda p=page: resiliparse(p.html), args.repeat))
         runs = [stage_times(page, params) for _ in range(args.repeat)]
@@ -163,17 +179,24 @@ def main() -> int:
 
     med = statistics.median(combined_s)
     print(f"{len(pages)} pages, CPU ms per page (best of {args.repeat}), interleaved page by page")
-    print(f"{'':30}{'median':>9}{'mean':>9}{'share':>8}")
+    header = f"{'':30}{'median':>9}{'mean':>9}{'share':>8}"
+    print(header + (f"{'python':>9}{'mean':>9}" if python_stages else ""))
 
-    def row(name: str, values: list[float]) -> None:
+    def row(name: str, values: list[float], python: list[float] | None = None) -> None:
         m = statistics.median(values)
-        print(f"{name:30}{m * 1e3:9.3f}{statistics.fmean(values) * 1e3:9.3f}{m / med:8.0%}")
+        line = f"{name:30}{m * 1e3:9.3f}{statistics.fmean(values) * 1e3:9.3f}{m / med:8.0%}"
+        if python:
+            line += f"{statistics.median(python) * 1e3:9.3f}{statistics.fmean(python) * 1e3:9.3f}"
+        print(line)
 
     for k, name in enumerate(STAGES):
-        row(f"  {name}", [s[k] for s in stages])
-    row("  sum of the stages", [sum(s) for s in stages])
+        row(f"  {name}", [s[k] for s in stages], [s[k] for s in python_stages])
+    row("  sum of the stages", [sum(s) for s in stages], [sum(s) for s in python_stages])
     row("combined (extract)", combined_s)
-    result = f"RESULT pages={len(pages)} combined_ms={med * 1e3:.3f}"
+    row("combined, pure Python", python_s)
+    pmed = statistics.median(python_s)
+    print(f"pure Python / compiled: {pmed / med:.2f} (medians)")
+    result = f"RESULT pages={len(pages)} combined_ms={med * 1e3:.3f} python_ms={pmed * 1e3:.3f}"
     if resiliparse_s:
         rmed = statistics.median(resiliparse_s)
         row("resiliparse", resiliparse_s)
