@@ -66,7 +66,7 @@ def python_workers_peak_rss_mb() -> float:
     """Largest VmHWM among the PySpark Python worker processes of this Python (other users' Spark
     workers on a shared machine run other interpreters and are not counted)."""
     peak = 0
-    python = os.path.realpath(os.environ.get("PYSPARK_PYTHON") or sys.executable)
+    python = os.path.abspath(os.environ.get("PYSPARK_PYTHON") or sys.executable)
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
@@ -74,7 +74,7 @@ def python_workers_peak_rss_mb() -> float:
             cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
             if b"pyspark.daemon" not in cmd and b"pyspark.worker" not in cmd:
                 continue
-            if os.path.realpath(os.readlink(f"/proc/{pid}/exe")) != os.path.realpath(python):
+            if os.path.abspath(cmd.split(b"\0", 1)[0].decode()) != python:  # (venvs share one binary)
                 continue
             for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                 if line.startswith("VmHWM:"):
