@@ -15,10 +15,16 @@ needs_build() {
     for f in pyproject.toml setup.py contentx_udf/*/*.pyx; do
         [ "$f" -nt "$VENV/.installed" ] && return 0
     done
-    for f in contentx_udf/*/*.pyx; do
-        compgen -G "${f%.pyx}.*.so" >/dev/null || return 0
-    done
+    [ -f "$VENV/.no-extension" ] && return 1  # (built without a compiler: not again each run)
+    extension_built || return 0
     return 1
+}
+
+extension_built() {
+    local f
+    for f in contentx_udf/*/*.pyx; do
+        compgen -G "${f%.pyx}.*.so" >/dev/null || return 1
+    done
 }
 
 setup() {
@@ -40,6 +46,13 @@ setup() {
             exit 1
         fi
         touch "$VENV/.installed"
+        if extension_built; then
+            rm -f "$VENV/.no-extension"
+        else
+            touch "$VENV/.no-extension"
+            echo "dev.sh: the compiled passes were not built (no C compiler or Python headers?):" \
+                "the pure-Python code runs, slower (build log: $VENV/install.log)" >&2
+        fi
     fi
     export PYSPARK_PYTHON="${PYSPARK_PYTHON:-$PWD/$VENV/bin/python}"
 }
