@@ -37,7 +37,7 @@ def test_the_extension_is_built():
     """The install builds it (setup.py): the Python fallback is for machines without a compiler."""
     if os.environ.get("CONTENTX_PURE_PYTHON", "") not in ("", "0"):
         pytest.skip("compiled passes turned off by CONTENTX_PURE_PYTHON")
-    assert compiled.status() == "compiled"
+    assert compiled.status() == "compiled", compiled.status()
 
 
 @pytest.mark.parametrize("max_nodes", [200_000, 40, 7, 1])
