@@ -159,12 +159,14 @@ def summarize(
         "elapsed_seconds": round(elapsed, 2),
         "records_per_second": None,
         "content_records_per_second": None,
+        "compiled_passes": "on",
     }
     if not stats_rows:
         return summary
     counts: Counter = Counter()
     by: dict[str, Counter] = {}
     records = 0
+    pure_python = 0
     for row in stats_rows:
         for key, value in (row["scores"] or {}).items():
             if key.startswith("records."):
@@ -174,9 +176,18 @@ def summarize(
                 by.setdefault(method, Counter())[status] += int(value)
             elif key == "content_records":
                 records += int(value)
+            elif key == "compiled_passes" and value == 0:
+                pure_python += 1
         if row["error"]:
             summary["file_errors"][row["warc_filename"]] = row["error"]
     summary["files_processed"] = len(stats_rows)
+    if pure_python:
+        from ..page import compiled
+
+        summary["compiled_passes"] = (
+            f"off on {pure_python} of {len(stats_rows)} files: pure Python, slower "
+            f"(on the driver: {compiled.status()})"
+        )
     summary["content_records"] = records
     summary["records_by_warc_type"] = dict(sorted(counts.items()))
     summary["rows_by_method_status"] = {m: dict(sorted(c.items())) for m, c in sorted(by.items())}
@@ -230,6 +241,8 @@ def print_summary(summary: dict[str, Any], spark=None, show_rows: int = 3, out=s
         print(f"  rows {method}: " + ", ".join(f"{s} {n}" for s, n in sorted(statuses.items())), file=out)
     for name, err in summary["file_errors"].items():
         print(f"  file error: {name}: {err}", file=out)
+    if summary.get("compiled_passes", "on") != "on":
+        print(f"  compiled passes: {summary['compiled_passes']}", file=out)
     print(
         f"  elapsed: {summary['elapsed_seconds']} s, records/s: {summary['records_per_second']} "
         f"(content records/s: {summary['content_records_per_second']})",

@@ -200,12 +200,16 @@ def file_row(
     """The per-file statistics row (partition ``_files``).
 
     ``scores`` holds ``records.<warc type>`` (all records read), ``rows.<method>.<status>``
-    (output rows written), ``content_records`` and ``seconds``.
+    (output rows written), ``content_records``, ``seconds`` and ``compiled_passes`` (1 when the
+    worker ran the compiled passes, 0 when the slower pure-Python code: :mod:`..page.compiled`).
     """
+    from ..page import compiled
+
     crawl, segment = crawl_and_segment(warc_filename)
     scores = [(f"records.{k}", float(v)) for k, v in sorted(counts.items())]
     scores += [(f"rows.{m}.{st}", float(v)) for (m, st), v in sorted(rows.items())]
     scores += [("content_records", float(records)), ("seconds", seconds)]
+    scores += [("compiled_passes", float(compiled.module() is not None))]
     return {
         "warc_filename": warc_filename,
         "crawl": crawl,
