@@ -10,6 +10,23 @@ cd "$(dirname "$0")"
 PYTHON="${PYTHON:-python3}"
 VENV=".venv"
 
+needs_build() {
+    local f
+    for f in pyproject.toml setup.py contentx_udf/*/*.pyx; do
+        [ "$f" -nt "$VENV/.installed" ] && return 0
+    done
+    [ -f "$VENV/.no-extension" ] && return 1  # (built without a compiler: not again each run)
+    extension_built || return 0
+    return 1
+}
+
+extension_built() {
+    local f
+    for f in contentx_udf/*/*.pyx; do
+        compgen -G "${f%.pyx}.*.so" >/dev/null || return 1
+    done
+}
+
 setup() {
     if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
         echo "dev.sh: Python 3.11 or newer is required ($PYTHON is $("$PYTHON" --version 2>&1))" >&2
@@ -20,14 +37,22 @@ setup() {
         "$PYTHON" -m venv "$VENV"
         "$VENV/bin/python" -m pip install -q --upgrade pip
     fi
-    # re-install when pyproject.toml changed since the last install
-    if [ ! -f "$VENV/.installed" ] || [ pyproject.toml -nt "$VENV/.installed" ]; then
+    # re-install when pyproject.toml, setup.py or a compiled pass (.pyx) changed since the last
+    # install, or when the compiled extension is missing (the editable install builds it in place)
+    if [ ! -f "$VENV/.installed" ] || needs_build; then
         if ! "$VENV/bin/python" -m pip install -q -e ".[test]" >"$VENV/install.log" 2>&1; then
             cat "$VENV/install.log" >&2
             echo "dev.sh: installing contentx failed (log above, also in $VENV/install.log)" >&2
             exit 1
         fi
         touch "$VENV/.installed"
+        if extension_built; then
+            rm -f "$VENV/.no-extension"
+        else
+            touch "$VENV/.no-extension"
+            echo "dev.sh: the compiled passes were not built (no C compiler or Python headers?):" \
+                "the pure-Python code runs, slower (build log: $VENV/install.log)" >&2
+        fi
     fi
     export PYSPARK_PYTHON="${PYSPARK_PYTHON:-$PWD/$VENV/bin/python}"
 }

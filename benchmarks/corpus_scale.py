@@ -157,7 +157,9 @@ def synthetic_documents(n: int, lines: list[str], seed: int = 0):
 
 def write_rows(table: Path, docs, day: int = 1, jsonl: Path | None = None) -> None:
     """An extraction table (method ``combined``, files of 50,000 rows, a commit marker) of the
-    ``(url, text)`` pairs ``docs``; the same documents as JSONL files in ``jsonl`` for datatrove."""
+    ``(url, text)`` or ``(url, text, language)`` tuples ``docs`` (language ``en`` when not given;
+    ``warc_record_offset`` is the document's position); the same documents as JSONL files in
+    ``jsonl`` for datatrove."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -190,7 +192,7 @@ def write_rows(table: Path, docs, day: int = 1, jsonl: Path | None = None) -> No
         files += 1
         rows = []
 
-    for i, (url, text) in enumerate(docs):
+    for i, (url, text, *language) in enumerate(docs):
         rows.append(
             {
                 "url": url,
@@ -202,7 +204,7 @@ def write_rows(table: Path, docs, day: int = 1, jsonl: Path | None = None) -> No
                 "title": url,
                 "text": text,
                 "text_length": len(text),
-                "language": "en",
+                "language": language[0] if language else "en",
                 "language_score": 0.9,
                 "text_hash": text_hash(text),
                 "scores": [("content_confidence", 0.9)],

@@ -1,15 +1,18 @@
 """Spark job throughput against a plain Python loop over the same records.
 
     python benchmarks/job_speed.py [--copies 11] [--methods cectd-ds] [--writer auto] [--hostile]
+                                   [--loop-language]
 
 Copies ``../shared/warc/fixtures/scrapinghub-scale.warc.gz`` ``--copies`` times (181 pages
 each; 11 copies ~ 2,000 pages) into a temporary directory, then measures on this machine:
   * the plain loop: ``multiprocessing`` with one process per core, each reading whole files
     with contentx_udf.warc and calling contentx_udf.extract_all — the same library calls as
-    the job, without Spark;
+    the job, without Spark (``--loop-language``: and a second loop that also runs the language id
+    and text hash the job adds to every ``ok`` row);
   * the Spark job (``contentx_udf.job.run``, embedded ``local[*]``), timed from the start of
     the run to the committed output (the session is started and warmed up first).
-Prints records/s of both, the ratio, and the peak RSS (VmHWM) of the Spark Python workers;
+Prints records/s of both, the ratio, and the peak RSS (VmHWM) of the Spark Python workers (of
+this interpreter: other Spark users' workers on the machine are left out);
 the last line holds every figure.  ``--hostile`` also runs the hostile fixture through the
 job and reports the workers' peak RSS there.
 """
@@ -31,35 +34,47 @@ sys.path.insert(0, str(REPO))
 from contentx_udf import extract_all  # noqa: E402
 from contentx_udf.spark.config import JobConfig  # noqa: E402
 from contentx_udf.spark.job import run  # noqa: E402
+from contentx_udf.text.language import detect_language, text_hash  # noqa: E402
 from contentx_udf.warc.reader import iter_warc_rows  # noqa: E402
 
 
-def loop_file(args: tuple[str, tuple[str, ...]]) -> int:
-    path, methods = args
+def loop_file(args: tuple[str, tuple[str, ...], bool]) -> int:
+    path, methods, language = args
     records = 0
     for rec in iter_warc_rows(path, max_html_bytes=1_048_576):
         records += 1
         if rec.status == "ok" and rec.is_html:
-            extract_all(rec.payload, methods, content_type=rec.http_content_type)
+            results = extract_all(rec.payload, methods, url=rec.url, content_type=rec.http_content_type)
+            if language:  # what the job adds to every ok row
+                for ex in results.values():
+                    if ex.status == "ok":
+                        detect_language(ex.text)
+                        text_hash(ex.text)
     return records
 
 
-def plain_loop(files: list[str], methods: tuple[str, ...], procs: int) -> tuple[int, float]:
+def plain_loop(
+    files: list[str], methods: tuple[str, ...], procs: int, language: bool = False
+) -> tuple[int, float]:
     started = time.perf_counter()
     with multiprocessing.get_context("fork").Pool(procs) as pool:
-        records = sum(pool.map(loop_file, [(f, methods) for f in files], chunksize=1))
+        records = sum(pool.map(loop_file, [(f, methods, language) for f in files], chunksize=1))
     return records, time.perf_counter() - started
 
 
 def python_workers_peak_rss_mb() -> float:
-    """Largest VmHWM among this machine's PySpark Python worker processes."""
+    """Largest VmHWM among the PySpark Python worker processes of this Python (other users' Spark
+    workers on a shared machine run other interpreters and are not counted)."""
     peak = 0
+    python = os.path.abspath(os.environ.get("PYSPARK_PYTHON") or sys.executable)
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
         try:
             cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
             if b"pyspark.daemon" not in cmd and b"pyspark.worker" not in cmd:
+                continue
+            if os.path.abspath(cmd.split(b"\0", 1)[0].decode()) != python:  # (venvs share one binary)
                 continue
             for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                 if line.startswith("VmHWM:"):
@@ -77,6 +92,11 @@ def main() -> int:
     parser.add_argument("--methods", default="cectd-ds")
     parser.add_argument("--writer", default="auto", choices=("auto", "arrow", "spark"))
     parser.add_argument("--hostile", action="store_true")
+    parser.add_argument(
+        "--loop-language",
+        action="store_true",
+        help="also time the loop with the language id and hash the job adds to every ok row",
+    )
     args = parser.parse_args()
     methods = tuple(args.methods.split(","))
     if not SCALE_FIXTURE.exists():
@@ -91,6 +111,11 @@ def main() -> int:
             f"plain loop ({procs} processes): {loop_records} records in {loop_s:.1f} s "
             f"= {loop_rate:.1f} records/s"
         )
+        lid_rate = None
+        if args.loop_language:
+            lid_records, lid_s = plain_loop(files, methods, procs, language=True)
+            lid_rate = lid_records / lid_s
+            print(f"plain loop + language id and hash: {lid_rate:.1f} records/s")
 
         from contentx_udf.spark.worker_env import prepare_driver
 
@@ -116,6 +141,8 @@ def main() -> int:
             f"= {job_rate:.1f} records/s"
         )
         print(f"spark / loop: {job_rate / loop_rate:.2f} (goal >= 0.75)")
+        if lid_rate:
+            print(f"spark / (loop + language id and hash): {job_rate / lid_rate:.2f}")
         print(f"peak RSS of the Python workers: {rss:.0f} MB (goal <= 1024)")
         hostile_rss = None
         if args.hostile:
@@ -133,7 +160,9 @@ def main() -> int:
         spark.stop()
     print(
         f"RESULT loop_rps={loop_rate:.1f} job_rps={job_rate:.1f} ratio={job_rate / loop_rate:.2f} "
-        f"worker_peak_rss_mb={rss:.0f}" + (f" hostile_peak_rss_mb={hostile_rss:.0f}" if hostile_rss else "")
+        f"worker_peak_rss_mb={rss:.0f}"
+        + (f" hostile_peak_rss_mb={hostile_rss:.0f}" if hostile_rss else "")
+        + (f" loop_language_rps={lid_rate:.1f} ratio_language={job_rate / lid_rate:.2f}" if lid_rate else "")
     )
     return 0
 

@@ -11,7 +11,7 @@ from ..evaluation import PAGE_TYPES
 from ..settings import DEFAULT_METHOD
 from ..text.language import parse_languages
 from .lines import MIN_CHARS, MIN_DOCS, SCOPES, LineSettings
-from .minhash import NUM_PERM, MinHashParams, optimal_bands
+from .minhash import NUM_PERM, WORD_RULES, MinHashParams, optimal_bands
 from .quality.settings import DEFAULT_CONFIG, Settings, add_filter_arguments, filter_settings, is_active
 
 DEDUP_MODES = ("none", "exact", "near")
@@ -50,6 +50,9 @@ class CorpusConfig:
     rows: int | None = None
     #: keep a near-duplicate edge only when the two signatures agree on >= threshold of their hashes
     verify_edges: bool = False
+    #: near dedup's words (:data:`.minhash.WORD_RULES`): ``segmented`` cuts scripts without spaces
+    #: into dictionary words; ``letters`` is the rule of corpora built before (runs of letters)
+    near_words: str = "segmented"
     #: the quality filters (:mod:`.quality.settings`); None: none is on
     quality: Settings | None = None
     #: repeated lines across the crawl (:mod:`.lines`): removed before the quality filters
@@ -71,12 +74,12 @@ class CorpusConfig:
     def minhash(self) -> MinHashParams:
         """The MinHash parameters of near dedup: ``--bands``/``--rows`` when given, else the
         ``(bands, rows)`` that :func:`optimal_bands` picks for the threshold."""
+        words = WORD_RULES[self.near_words]
         if self.bands is not None and self.rows is not None:
-            return MinHashParams(
-                bands=self.bands, rows=self.rows, num_perm=max(self.num_perm, self.bands * self.rows)
-            )
+            num_perm = max(self.num_perm, self.bands * self.rows)
+            return MinHashParams(bands=self.bands, rows=self.rows, num_perm=num_perm, words=words)
         bands, rows = optimal_bands(self.near_threshold, self.num_perm, FP_WEIGHT, FN_WEIGHT)
-        return MinHashParams(bands=bands, rows=rows, num_perm=self.num_perm)
+        return MinHashParams(bands=bands, rows=rows, num_perm=self.num_perm, words=words)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -141,6 +144,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="keep a near-duplicate link only when the two signatures estimate a Jaccard similarity "
         "of at least --near-threshold",
+    )
+    p.add_argument(
+        "--near-words",
+        choices=tuple(WORD_RULES),
+        default="segmented",
+        help="near dedup's words: segmented (default; Chinese, Japanese, Thai, Lao, Khmer, Burmese "
+        "and Tibetan cut into dictionary words) or letters (runs of letters and digits, the rule of "
+        "corpora built before 2026-11: their near copies in those scripts match again)",
     )
     p.add_argument(
         "--against",
@@ -279,6 +290,7 @@ def build_config(args: argparse.Namespace) -> CorpusConfig:
         bands=args.bands,
         rows=args.rows,
         verify_edges=args.verify_edges,
+        near_words=args.near_words,
         quality=quality if is_active(quality := filter_settings(args)) else None,
         **line_options(args),
     )

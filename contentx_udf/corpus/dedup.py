@@ -60,8 +60,9 @@ class NearSettings:
 
 
 def exact_representatives(docs, carry: list[str]):
-    """One row per ``text_hash``: ``(doc_id, pref, n, *carry)``, the group's preferred document
-    (with its ``carry`` columns) and the group's size.  ``docs``: ``(doc_id, text_hash, pref, *carry)``."""
+    """One row per ``text_hash``: ``(doc_id, text_hash, pref, n, *carry)``, the group's preferred
+    document (with its ``carry`` columns) and the group's size.  ``docs``: ``(doc_id, text_hash,
+    pref, *carry)``."""
     from pyspark.sql import functions as F
 
     return (
@@ -71,7 +72,7 @@ def exact_representatives(docs, carry: list[str]):
             F.count("*").alias("n"),
             *(F.min_by(c, "pref").alias(c) for c in carry),
         )
-        .select(F.col("pref")["k4"].alias("doc_id"), "pref", "n", *carry)
+        .select(F.col("pref")["k4"].alias("doc_id"), "text_hash", "pref", "n", *carry)
     )
 
 
@@ -129,10 +130,12 @@ def near_clusters(nodes, settings: NearSettings, checkpoint: Callable):
 def decide(passing, against, near: NearSettings | None, checkpoint: Callable):
     """The fate of every document that passed the filters.
 
-    ``passing``: ``(doc_id, text_hash, pref, bands[, sketch])``; ``against``: ``(text_hash, bands)``
-    of earlier corpora, or None.  Returns ``(kept, outcomes)``: ``kept`` is ``(doc_id,
-    duplicate_count)`` for the documents to write; ``outcomes`` is ``(outcome, documents)`` rows
-    (``seen_before``, ``exact_duplicate``, ``near_duplicate``, ``kept``) to count.
+    ``passing``: ``(doc_id, text_hash, pref, bands[, sketch], ...)``; ``against``: ``(text_hash,
+    bands)`` of earlier corpora, or None.  Returns ``(kept, outcomes, per_document)``: ``kept`` is
+    ``(doc_id, duplicate_count)`` for the documents to write; ``outcomes`` is ``(outcome,
+    documents)`` rows (``seen_before``, ``exact_duplicate``, ``near_duplicate``, ``kept``) to count;
+    ``per_document`` is every row of ``passing`` with its ``outcome`` (to count by other columns,
+    such as the language, in one aggregation; nothing of it is collected here).
     """
     from pyspark.sql import functions as F
 
@@ -166,6 +169,7 @@ def decide(passing, against, near: NearSettings | None, checkpoint: Callable):
     fates = checkpoint(
         clustered.join(per_cluster, "cluster").select(
             "doc_id",
+            "text_hash",
             "n",
             F.when(F.col("cluster") < 0, F.lit("seen_before"))
             .when(F.col("pref") == F.col("_best"), F.lit("kept"))
@@ -190,4 +194,26 @@ def decide(passing, against, near: NearSettings | None, checkpoint: Callable):
             seen_exact.select(F.lit("seen_before").alias("outcome"), F.lit(1).cast("long").alias("documents"))
         )
     outcomes = outcomes.groupBy("outcome").agg(F.sum("documents").alias("documents"))
-    return kept, outcomes
+    return kept, outcomes, document_outcomes(docs, fates, seen_exact)
+
+
+def document_outcomes(docs, fates, seen_exact=None):
+    """Every row of ``docs`` with its ``outcome``: its exact group's representative (``fates``:
+    ``doc_id, text_hash, outcome``) has the group's outcome, the other members are
+    ``exact_duplicate`` (``seen_before`` when the group is); ``seen_exact`` rows (their text in an
+    earlier corpus) are ``seen_before``."""
+    from pyspark.sql import functions as F
+
+    groups = fates.select(
+        F.col("text_hash").alias("_hash"), F.col("doc_id").alias("_rep"), F.col("outcome").alias("_fate")
+    )
+    joined = docs.join(groups, docs["text_hash"].eqNullSafe(groups["_hash"]))
+    outcome = (
+        F.when(F.col("_fate") == "seen_before", F.lit("seen_before"))
+        .when(F.col("doc_id") == F.col("_rep"), F.col("_fate"))
+        .otherwise(F.lit("exact_duplicate"))
+    )
+    result = joined.withColumn("outcome", outcome).drop("_hash", "_rep", "_fate")
+    if seen_exact is not None:
+        result = result.unionByName(seen_exact.withColumn("outcome", F.lit("seen_before")))
+    return result

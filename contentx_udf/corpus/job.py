@@ -36,12 +36,14 @@ import pyarrow as pa  # the Arrow UDF's type hints name it
 from ..errors import UserError, job_main
 from ..spark.output import OutputStore
 from ..spark.worker_env import check_java, spark_session
+from .by_language import KEPT, check_totals, per_language, reason_counts
 from .config import CorpusConfig, build_config, build_parser
 from .dedup import NearSettings, decide, preference
 from .filters import FILTERS, with_drop_reason
 from .line_dedup import LinePlan
 from .line_dedup import plan as line_plan
 from .line_dedup import summary as line_summary
+from .minhash import NO_SPACE_SCRIPTS, same_bands_but_words, words_of
 from .per_document import RESULT_DDL, PassSettings, document_batch
 from .quality.settings import FILTER_ORDER, describe
 from .report import LENGTH_BINS, length_bin_labels, summary_lines, write_report
@@ -155,6 +157,8 @@ def first_pass(rows, config: CorpusConfig, settings: PassSettings):
         "r.emails_masked",
         "r.ips_masked",
         "r.c4_lines_removed",
+        "r.profile",
+        "r.fallback",
         "r.lines_removed",
         "r.line_chars_removed",
         "r.line_example",
@@ -264,7 +268,7 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
     notes: list[str] = []
     against_frames = []
     for corpus in read_against(spark, config.against):
-        if near and corpus.minhash != (asdict(minhash) if minhash else None):
+        if near and not same_bands_but_words(corpus.minhash, minhash):
             notes.append(
                 f"--against {corpus.path}: "
                 + (
@@ -278,6 +282,12 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
                 corpus.documents.select("text_hash", F.lit(None).cast("array<bigint>").alias("bands"))
             )
         else:
+            if near and (theirs := words_of(corpus.minhash)) != minhash.words:
+                notes.append(
+                    f"--against {corpus.path}: built with near-dedup words {theirs} (this build: "
+                    f"{minhash.words}): texts with {NO_SPACE_SCRIPTS} characters match its exact copies "
+                    "only, all others its near copies too"
+                )
             cols = ["text_hash", "bands"] if "bands" in corpus.documents.columns else ["text_hash"]
             frame = corpus.documents.select(*cols)
             if "bands" not in cols:
@@ -324,9 +334,10 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
     if config.dedup == "none":
         kept_ids = passing.select("doc_id", F.lit(1).cast("long").alias("duplicate_count"))
         outcomes = {"kept": passed_count}
+        per_document = passing.withColumn("outcome", F.lit(KEPT))
     else:
         near_settings = NearSettings(config.near_threshold, config.verify_edges) if near else None
-        kept_ids, outcome_rows = decide(passing, against, near_settings, checkpoint)
+        kept_ids, outcome_rows, per_document = decide(passing, against, near_settings, checkpoint)
         outcomes = {r["outcome"]: int(r["documents"] or 0) for r in outcome_rows.collect()}
     for name in ("exact_duplicate", "near_duplicate", "seen_before"):
         dropped[name] = outcomes.get(name, 0)
@@ -347,6 +358,11 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
         .collect()
     ]
     kept = sum(x["documents"] for x in languages)
+    by_language = per_language(
+        reason_counts(table.where(F.col("drop").isNotNull()), per_document).collect(),
+        dropped,
+        {x["language"]: x["characters"] for x in languages},
+    )
     hist_counts = {
         r["bin"]: r["count"] for r in kept_df.groupBy(_length_bin().alias("bin")).count().collect()
     }
@@ -392,6 +408,7 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
         "c4_lines_removed": int(masked["c4"] or 0),
         "line_dedup": line_report,
         "languages": languages,
+        "by_language": by_language,
         "text_length_histogram": {label: hist_counts.get(label, 0) for label in length_bin_labels()},
         "top_hosts": [{"host": r["host"], "documents": r["count"]} for r in hosts],
         "cluster_sizes": {int(r["duplicate_count"]): r["count"] for r in sizes},
@@ -403,6 +420,7 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
     }
     if input_rows != kept + sum(dropped.values()):  # the counts are the report's promise
         raise RuntimeError(f"counts do not add up: {input_rows} rows, {kept} kept, dropped {dropped}")
+    check_totals(by_language, input_rows, kept, dropped)
     return _commit(store, run_dir, report)
 
 

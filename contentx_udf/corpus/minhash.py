@@ -4,13 +4,19 @@ Near-duplicate detection after Broder ("On the resemblance and containment of do
 with the banding of Leskovec, Rajaraman & Ullman, *Mining of Massive Datasets* §3.4, as FineWeb
 uses it (datatrove ``MinhashDedupSignature``: word 5-grams, 14 bands of 8 hashes):
 
-1. **Words** (:func:`word_hashes`): the text lowercased (``utf8_lower``) and split at every run of
-   characters that are neither letters nor digits (RE2 ``[^\\p{L}\\p{N}]+``) — the normalisation the
-   corpus job has always used for near dedup.  Each word gets a 64-bit hash: a polynomial over its
-   UTF-8 bytes (mod 2^64) finished by MurmurHash3's 64-bit mixer (``fmix64``), computed with numpy
-   over all bytes of the batch at once (no regex split, no Python string per word).  Scripts
-   written without spaces (Chinese, Japanese, Thai) give one "word" per run of letters, so their
-   near copies are found only where whole runs repeat.
+1. **Words** (:func:`word_hashes`): runs of scripts written without spaces between words (Han,
+   kana, Thai, Lao, Khmer, Myanmar, Tibetan) first get a space at every dictionary word boundary
+   (:func:`contentx_udf.text.segment.spaced_for_minhash`, ICU's word break; texts without such
+   characters are left byte-identical); then the text is lowercased (``utf8_lower``) and split at
+   every run of characters that are neither letters nor digits (RE2 ``[^\\p{L}\\p{N}]+``; the
+   combining marks of those scripts, Thai or Khmer vowel signs, belong to their word).  Each
+   word gets a 64-bit hash: a polynomial over its UTF-8 bytes (mod 2^64) finished by MurmurHash3's
+   64-bit mixer (``fmix64``), computed with numpy over all bytes of the batch at once (no regex
+   split, no Python string per word).  The word rule is recorded with the bands
+   (:attr:`MinHashParams.words`, :data:`WORD_RULES`): ``letters``, the rule of corpora built
+   before the segmentation, gave one "word" per run of Chinese, Japanese or Thai letters (a whole
+   clause), so their near copies were found only where whole clauses repeated; texts written with
+   spaces get the same words, hence the same bands, under both rules.
 2. **Shingles** (:func:`shingle_hashes`): every run of ``shingle_words`` (5) consecutive words of a
    document, hashed from its words' hashes (a different odd multiplier per position, then
    ``fmix64``).  A text of fewer than 5 words has no shingle and no signature: exact dedup covers it.
@@ -33,12 +39,15 @@ earlier corpus's stored band hashes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from ..text.arrays import as_strings, replace_at, string_offsets
+from ..text.segment import NO_SPACE_CLASS, spaced_for_minhash
 
 #: Words per shingle (CCNet, FineWeb and datatrove use word 5-grams).
 SHINGLE_WORDS = 5
@@ -46,6 +55,16 @@ SHINGLE_WORDS = 5
 NUM_PERM = 112
 #: Seed of the hash functions (any fixed value; changing it changes every band hash).
 SEED = 20_241_124
+#: Near dedup's word rules by the name a corpus's ``_report.json`` records (``minhash.words``):
+#: ``segmented-1``, scripts without spaces cut into dictionary words first (the default since
+#: 2026-11); ``letters``, runs of letters and digits only (corpora built before record no name).
+WORDS_SEGMENTED = "segmented-1"
+WORDS_LETTERS = "letters"
+#: The ``--near-words`` choices and the rule each names.
+WORD_RULES = {"segmented": WORDS_SEGMENTED, "letters": WORDS_LETTERS}
+#: What the two rules tell apart: texts with a character of these scripts get other words (and
+#: bands) under ``segmented-1`` than under ``letters``; all other texts the same.
+NO_SPACE_SCRIPTS = "Han, kana, Thai, Lao, Khmer, Myanmar or Tibetan"
 
 _U64 = np.uint64
 _MASK = (1 << 64) - 1
@@ -64,12 +83,30 @@ class MinHashParams:
     num_perm: int = NUM_PERM
     shingle_words: int = SHINGLE_WORDS
     seed: int = SEED
+    words: str = WORDS_SEGMENTED
 
     def __post_init__(self) -> None:
         if self.bands < 1 or self.rows < 1 or self.shingle_words < 1:
             raise ValueError("bands, rows and shingle_words must be at least 1")
+        if self.words not in WORD_RULES.values():
+            raise ValueError(f"unknown word rule {self.words!r}; known: {', '.join(WORD_RULES.values())}")
         if self.bands * self.rows > self.num_perm:
             raise ValueError(f"bands x rows = {self.bands * self.rows} exceeds num_perm = {self.num_perm}")
+
+
+def words_of(recorded: dict) -> str:
+    """The word rule of MinHash parameters recorded in a corpus's report (``minhash``): a corpus
+    built before the rule was recorded used ``letters``."""
+    return recorded.get("words", WORDS_LETTERS)
+
+
+def same_bands_but_words(recorded: dict | None, params: MinHashParams) -> bool:
+    """Whether recorded parameters (a report's ``minhash``, None: no band hashes) make the same
+    band hashes as ``params`` for texts that both word rules split alike."""
+    if recorded is None:
+        return False
+    mine = {k: v for k, v in asdict(params).items() if k != "words"}
+    return {k: v for k, v in recorded.items() if k != "words"} == mine
 
 
 def fmix64(x: np.ndarray) -> np.ndarray:
@@ -117,50 +154,102 @@ def _powers(base: int, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @lru_cache(maxsize=1)
+def _all_characters() -> tuple[np.ndarray, pa.Array]:
+    """Every code point that UTF-8 can hold (no surrogates), as numbers and as one-character strings."""
+    points = np.arange(0x110000, dtype=np.int64)
+    points = points[(points < 0xD800) | (points > 0xDFFF)]
+    return points, pa.array([chr(c) for c in points.tolist()], type=pa.string())
+
+
+def _character_table(pattern: str) -> np.ndarray:
+    """A bool table over all code points: does the one-character string match RE2 ``pattern``?"""
+    points, chars = _all_characters()
+    table = np.zeros(0x110000, dtype=bool)
+    table[points] = pc.match_substring_regex(chars, pattern).to_numpy(zero_copy_only=False)
+    return table
+
+
+@lru_cache(maxsize=1)
 def _word_characters() -> np.ndarray:
     """A table over all code points: is it a letter or a digit?  Built with RE2's ``[\\p{L}\\p{N}]``
     (pyarrow's regex engine, whose ``[^\\p{L}\\p{N}]+`` split words before), once per process
     (about 0.2 s)."""
-    points = np.arange(0x110000, dtype=np.int64)
-    points = points[(points < 0xD800) | (points > 0xDFFF)]  # surrogates are not in UTF-8
-    chars = pa.array([chr(c) for c in points.tolist()], type=pa.string())
-    letter_or_digit = pc.match_substring_regex(chars, r"^[\p{L}\p{N}]$").to_numpy(zero_copy_only=False)
-    table = np.zeros(0x110000, dtype=bool)
-    table[points] = letter_or_digit
-    return table
+    return _character_table(r"^[\p{L}\p{N}]$")
 
 
-def _word_bytes(data: np.ndarray) -> np.ndarray:
-    """For every byte of UTF-8 ``data``: does it belong to a letter or digit?  ASCII by a 256-entry
-    table; the lead byte of each multi-byte character is decoded to its code point and looked up,
-    and its continuation bytes take its answer."""
-    word = _word_characters()[:128][np.minimum(data, 127)] & (data < 128)
+@lru_cache(maxsize=1)
+def _no_space_characters() -> np.ndarray:
+    """A table over all code points: is it a character of a script written without spaces
+    (:data:`contentx_udf.text.segment.NO_SPACE_CLASS`, the characters the segmenter cuts)?"""
+    return _character_table(f"^{NO_SPACE_CLASS}$")
+
+
+@lru_cache(maxsize=1)
+def _segmented_word_characters() -> np.ndarray:
+    """The word characters of rule ``segmented-1``: letters and digits, and the combining marks
+    (``\\p{M}``) of the scripts without spaces, whose vowel signs and tone marks sit inside a word
+    (``มนุษย์`` is one word, not ``มน``, ``ษย``); marks of other scripts (Devanagari's vowel signs)
+    still separate words as under ``letters``, so spaced texts keep their words."""
+    return _word_characters() | (_character_table(r"^\p{M}$") & _no_space_characters())
+
+
+def _code_points(data: np.ndarray, lead: np.ndarray) -> np.ndarray:
+    """The code points (int64) of the UTF-8 characters whose lead bytes are at positions ``lead``
+    (each ``>= 0xC0``) of ``data``."""
+    padded = np.concatenate((data, np.zeros(3, dtype=np.uint8))).astype(np.int64)
+    b0, b1, b2, b3 = (
+        padded[lead],
+        padded[lead + 1] & 0x3F,
+        padded[lead + 2] & 0x3F,
+        padded[lead + 3] & 0x3F,
+    )
+    point = np.where(
+        b0 < 0xE0,
+        ((b0 & 0x1F) << 6) | b1,
+        np.where(
+            b0 < 0xF0,
+            ((b0 & 0x0F) << 12) | (b1 << 6) | b2,
+            ((b0 & 0x07) << 18) | (b1 << 12) | (b2 << 6) | b3,
+        ),
+    )
+    return np.minimum(point, 0x10FFFF)
+
+
+def _word_bytes(data: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """For every byte of UTF-8 ``data``: does it belong to a word character (``table``, over all
+    code points)?  ASCII by its first 128 entries; the lead byte of each multi-byte character is
+    decoded to its code point and looked up, and its continuation bytes take its answer."""
+    word = table[:128][np.minimum(data, 127)] & (data < 128)
     lead = np.flatnonzero(data >= 0xC0)
     if len(lead):
-        padded = np.concatenate((data, np.zeros(3, dtype=np.uint8))).astype(np.int64)
-        b0, b1, b2, b3 = (
-            padded[lead],
-            padded[lead + 1] & 0x3F,
-            padded[lead + 2] & 0x3F,
-            padded[lead + 3] & 0x3F,
-        )
-        point = np.where(
-            b0 < 0xE0,
-            ((b0 & 0x1F) << 6) | b1,
-            np.where(
-                b0 < 0xF0,
-                ((b0 & 0x0F) << 12) | (b1 << 6) | b2,
-                ((b0 & 0x07) << 18) | (b1 << 12) | (b2 << 6) | b3,
-            ),
-        )
-        answer = _word_characters()[np.minimum(point, 0x10FFFF)]
+        answer = table[_code_points(data, lead)]
         word[lead] = answer
         word[lead + 1] = answer
-        three = b0 >= 0xE0
+        size = data[lead]
+        three = size >= 0xE0
         word[lead[three] + 2] = answer[three]
-        four = b0 >= 0xF0
+        four = size >= 0xF0
         word[lead[four] + 3] = answer[four]
     return word
+
+
+def _without_spaces(data: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Indices of the texts (``offsets`` into UTF-8 ``data``) holding a character of a script written
+    without spaces.  Every such character is at U+0E00 or above, so only characters whose lead
+    byte is ``>= 0xE0`` are decoded: a batch of Latin, Cyrillic, Greek or Arabic texts costs one
+    comparison per byte."""
+    lead = np.flatnonzero(data >= 0xE0)
+    if not len(lead):
+        return np.zeros(0, dtype=np.int64)
+    hits = lead[_no_space_characters()[_code_points(data, lead)]]
+    return np.unique(np.searchsorted(offsets, hits, side="right") - 1)
+
+
+def _utf8(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """``(offsets, data)`` of a string array: byte offsets (int64, from 0) and the bytes they index."""
+    offsets, data = string_offsets(strings)
+    first, last = int(offsets[0]), int(offsets[-1])
+    return offsets - first, data[first:last]
 
 
 @dataclass
@@ -172,9 +261,9 @@ class Words:
     offsets: np.ndarray
 
 
-def word_hashes(texts: pa.Array | list[str | None], seed: int = SEED) -> Words:
-    """Lowercase, split at non-letter/digit runs, hash every word (see the module doc).  Null texts
-    have no words.
+def word_hashes(texts: pa.Array | list[str | None], seed: int = SEED, words: str = WORDS_SEGMENTED) -> Words:
+    """Space the words of scripts without spaces (rule ``segmented-1``), lowercase, split at
+    non-letter/digit runs, hash every word (see the module doc).  Null texts have no words.
 
     All of it is numpy over the batch's UTF-8 bytes: which bytes are letters or digits
     (:func:`_word_bytes`), where runs of them start and end (never across documents), and each
@@ -184,19 +273,18 @@ def word_hashes(texts: pa.Array | list[str | None], seed: int = SEED) -> Words:
         texts = pa.array(texts, type=pa.string())
     if isinstance(texts, pa.ChunkedArray):
         texts = texts.combine_chunks()
+    if words not in WORD_RULES.values():
+        raise ValueError(f"unknown word rule {words!r}")
     lower = pc.utf8_lower(texts)
     n_docs = len(lower)
-    buffers = lower.buffers()
-    width = np.int64 if lower.type == pa.large_string() else np.int32
-    offsets = np.frombuffer(buffers[1], dtype=width)[lower.offset : lower.offset + n_docs + 1].astype(
-        np.int64
-    )
-    first, last = int(offsets[0]), int(offsets[-1])
-    offsets -= first
-    if last == first or buffers[2] is None:
+    offsets, data = _utf8(lower)
+    if words == WORDS_SEGMENTED and len(spaced := _without_spaces(data, offsets)):
+        # lowercasing changes no character of those scripts nor any boundary of their runs
+        lower = replace_at(as_strings(lower), spaced, spaced_for_minhash(lower.take(pa.array(spaced))))
+        offsets, data = _utf8(lower)
+    if not len(data):
         return Words(np.empty(0, dtype=np.uint64), np.zeros(n_docs + 1, dtype=np.int64))
-    data = np.frombuffer(buffers[2], dtype=np.uint8)[first:last]
-    word = _word_bytes(data)
+    word = _word_bytes(data, _segmented_word_characters() if words == WORDS_SEGMENTED else _word_characters())
     before = np.concatenate(([False], word[:-1]))  # the byte before is a word byte
     after = np.concatenate((word[1:], [False]))  # the byte after is a word byte
     starts_of_docs = offsets[1:-1]
@@ -277,7 +365,7 @@ def band_hashes(sigs: np.ndarray, bands: int, rows: int, seed: int = SEED) -> np
 def text_bands(texts: pa.Array | list[str | None], params: MinHashParams) -> tuple[np.ndarray, np.ndarray]:
     """``(bands, present)``: int64 ``(n_docs, params.bands)`` band hashes and a bool mask of the
     documents that have a signature (at least ``shingle_words`` words)."""
-    words = word_hashes(texts, params.seed)
+    words = word_hashes(texts, params.seed, params.words)
     shingles = shingle_hashes(words, params.shingle_words, params.seed)
     sigs = signatures(shingles, params.num_perm, params.seed)
     return band_hashes(sigs, params.bands, params.rows, params.seed), has_signature(shingles)

@@ -177,7 +177,7 @@ def document_batch(
     sketches = pa.nulls(n, type=pa.binary())
     params = settings.minhash
     if params is not None and len(final_index):
-        words = word_hashes(final_texts, params.seed)
+        words = word_hashes(final_texts, params.seed, params.words)
         shingles = shingle_hashes(words, params.shingle_words, params.seed)
         sigs = signatures(shingles, params.num_perm, params.seed)
         present = np.zeros(n, dtype=bool)

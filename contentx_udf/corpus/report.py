@@ -13,6 +13,8 @@ import io
 import json
 from typing import Any, Protocol
 
+from .by_language import markdown as by_language_markdown
+
 
 class Store(Protocol):
     """Where the report goes (:class:`contentx_udf.spark.output.OutputStore`)."""
@@ -24,6 +26,20 @@ class Store(Protocol):
 
 #: Upper bounds of the text-length histogram's bins (characters); the last bin is open.
 LENGTH_BINS = (200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000)
+
+
+def near_words_line(minhash: dict[str, Any] | None) -> str | None:
+    """What ``--against`` can match given the corpus's near-dedup word rule (None: no near dedup)."""
+    if not minhash:
+        return None
+    from .minhash import NO_SPACE_SCRIPTS, words_of
+
+    words = words_of(minhash)
+    return (
+        f"near-dedup words: {words}; a later --against finds near copies of texts without "
+        f"{NO_SPACE_SCRIPTS} characters in corpora built with any word rule (before 2026-11: "
+        f"letters), of texts with such characters only in corpora built with {words}"
+    )
 
 
 def length_bin_labels() -> list[str]:
@@ -116,6 +132,8 @@ def _markdown(report: dict[str, Any]) -> str:
     ]
     out += [f"| dropped: {k} | {v} |" for k, v in report["dropped"].items()]
     out += [f"| **kept** | **{report['kept']}** |", "", f"Kept characters: {report['kept_characters']}", ""]
+    if words := near_words_line(report.get("minhash")):
+        out += [f"{words[0].upper()}{words[1:]}.  "]
     for note in report.get("notes") or []:
         out += [f"Note: {note}  "]
     if report.get("damaged_files"):
@@ -153,9 +171,8 @@ def _markdown(report: dict[str, Any]) -> str:
         out += ["## Rules that dropped documents", "", "| filter | rule | documents |", "|---|---|---:|"]
         out += [f"| {r['filter']} | {r['rule']} | {r['documents']} |" for r in report["dropped_rules"]]
         out += [""]
-    out += ["## Languages", "", "| language | documents | characters |", "|---|---:|---:|"]
-    out += [f"| {x['language']} | {x['documents']} | {x['characters']} |" for x in report["languages"]]
-    out += ["", "## Text length", "", "| characters | documents |", "|---|---:|"]
+    out += by_language_markdown(report.get("by_language") or [])
+    out += ["## Text length", "", "| characters | documents |", "|---|---:|"]
     out += [f"| {k} | {v} |" for k, v in report["text_length_histogram"].items()]
     out += ["", "## Top hosts", "", "| host | documents |", "|---|---:|"]
     out += [f"| {h['host']} | {h['documents']} |" for h in report["top_hosts"]]
@@ -226,6 +243,7 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
             if (lines := report.get("line_dedup"))
             else []
         ),
+        *([f"  {words}"] if (words := near_words_line(report.get("minhash"))) else []),
         *(f"  note: {note}" for note in report.get("notes") or []),
         *(
             [

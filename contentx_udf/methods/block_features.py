@@ -36,6 +36,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from ..page import compiled
 from ..page.document import Document, DomArrays, first_occurrence
 from ..page.tags import TAG_IDS
 from ..settings import DEFAULTS
@@ -174,10 +175,11 @@ _TOKEN_CACHE_SIZE = 200_000
 _VALUE_BITS: dict[tuple[str | None, ...], int] = {}
 
 
-def _keyword_tables() -> tuple[dict[str, int], dict[str, int], re.Pattern[str]]:
-    """The group bits of every exact keyword (``=word``); for every other keyword the bits of the
-    keywords that are its prefixes (itself included: found at a position, they are all there);
-    and one pattern that finds the longest keyword starting at every position of a token."""
+def _keyword_tables() -> tuple[dict[str, int], dict[str, int], dict[str, int], re.Pattern[str]]:
+    """The group bits of every exact keyword (``=word``); of every other keyword; for every other
+    keyword the bits of the keywords that are its prefixes (itself included: found at a position,
+    they are all there); and one pattern that finds the longest keyword starting at every
+    position of a token."""
     exact: dict[str, int] = {}
     inside: dict[str, int] = {}
     for bit, words in enumerate(KEYWORD_GROUPS.values()):
@@ -186,10 +188,22 @@ def _keyword_tables() -> tuple[dict[str, int], dict[str, int], re.Pattern[str]]:
             table[key] = table.get(key, 0) | 1 << bit
     with_prefixes = {w: reduce(or_, (b for v, b in inside.items() if w.startswith(v)), 0) for w in inside}
     longest_first = sorted(inside, key=len, reverse=True)
-    return exact, with_prefixes, re.compile("(?=(" + "|".join(map(re.escape, longest_first)) + "))")
+    return exact, inside, with_prefixes, re.compile("(?=(" + "|".join(map(re.escape, longest_first)) + "))")
 
 
-_EXACT_KEYWORD_BITS, _KEYWORD_PREFIX_BITS, _KEYWORD_AT = _keyword_tables()
+_EXACT_KEYWORD_BITS, _KEYWORD_BITS, _KEYWORD_PREFIX_BITS, _KEYWORD_AT = _keyword_tables()
+
+
+def _compiled_keywords():
+    """The compiled module with the keyword tables handed to it (once per module), or None."""
+    fast = compiled.module()
+    if fast is not None and not getattr(fast, "_contentx_keywords", False):
+        fast.set_keywords(
+            [(w.encode(), b) for w, b in _KEYWORD_BITS.items()],
+            [(w.encode(), b) for w, b in _EXACT_KEYWORD_BITS.items()],
+        )
+        fast._contentx_keywords = True
+    return fast
 
 
 def token_bits(token: str) -> int:
@@ -254,6 +268,7 @@ _CLASSES = len(_CHAR_CLASSES) + 1
 #: Code units a sentence ends with (all in the BMP: one UTF-16 unit each).
 _SENTENCE_TAIL = np.zeros(0x10000, dtype=bool)
 _SENTENCE_TAIL[[ord(c) for c in ".!?:;\"'”’)。！？"]] = True
+_SENTENCE_TAIL_U8 = _SENTENCE_TAIL.view(np.uint8)
 _WORD_RE = re.compile(r"\w+")
 _MATCH_START = methodcaller("start")
 
@@ -311,7 +326,11 @@ def smooth_gaussian(values: np.ndarray, sigma: float) -> np.ndarray:
 
 
 def _or_down(dom: DomArrays, own: np.ndarray) -> np.ndarray:
-    """For every node the OR of ``own`` over the node and all its ancestors (pointer doubling)."""
+    """For every node the OR of ``own`` over the node and all its ancestors (pointer doubling, or
+    one compiled pass in document order)."""
+    fast = compiled.module()
+    if fast is not None:
+        return fast.or_down(dom.parent, own)
     acc = own.copy()
     up = dom.parent0.copy()  # the root points at itself: its bits are OR-ed in harmlessly
     while True:
@@ -322,18 +341,36 @@ def _or_down(dom: DomArrays, own: np.ndarray) -> np.ndarray:
         up = nxt
 
 
+def _text_bits(values: str) -> int:
+    """The keyword groups (as a bit set) of the tokens of ``values`` (attribute values joined by
+    a space)."""
+    bits = 0
+    for token in _TOKEN_SPLIT.split(values.lower()):
+        bits |= token_bits(token)
+    return bits
+
+
 def _value_bits(key: tuple[str | None, ...]) -> int:
     """The keyword groups (as a bit set) of the attribute values ``key``, remembered in
     ``_VALUE_BITS`` (attribute values repeat within a page, menu items, and a site, templates)."""
     bits = _VALUE_BITS.get(key)
     if bits is None:
-        bits = 0
-        for token in _TOKEN_SPLIT.split(" ".join(v for v in key if v).lower()):
-            bits |= token_bits(token)
+        bits = _text_bits(" ".join(v for v in key if v))
         if len(_VALUE_BITS) >= _TOKEN_CACHE_SIZE:
             _VALUE_BITS.clear()
         _VALUE_BITS[key] = bits
     return bits
+
+
+#: Bit set of each attribute values key of the compiled look-up (the non-empty values of
+#: ``_ATTRIBUTES`` joined by a space, UTF-8), the same bound.
+_RAW_VALUE_BITS: dict[bytes, int] = {}
+
+
+def _raw_value_bits(key: bytes) -> int:
+    """:func:`_value_bits` of the compiled look-up's key (called on a cache miss of a non-ASCII
+    key: the compiled look-up stores it)."""
+    return _text_bits(key.decode("utf-8", "replace"))
 
 
 def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -343,6 +380,17 @@ def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> tup
     class_hash = np.zeros(dom.size, dtype=np.int64)
     root = doc.tree.body if doc.tree.body is not None else doc.tree.root
     if root is None or dom.size == 0:
+        return own, class_hash
+    fast = _compiled_keywords()
+    if fast is not None:  # every element's bits and class hash in one compiled walk, then masked
+        bits, hashes = fast.attribute_keys(
+            root.mem_id, dom.size, _RAW_VALUE_BITS, _raw_value_bits, _TOKEN_CACHE_SIZE
+        )
+        marks = np.zeros(dom.size, dtype=bool)
+        marks[first_nodes] = True
+        above_blocks = dom.subtree_sum(marks) > 0
+        np.copyto(own, bits, where=above_blocks)
+        np.copyto(class_hash, hashes, where=above_blocks)
         return own, class_hash
     nodes = root.css(_ATTRIBUTE_SELECTOR)
     if not nodes:
@@ -427,6 +475,31 @@ def _jsonld_types(html: str) -> set[str]:
     return found
 
 
+def _title_hits(texts: list[str], title_words: set[str]) -> np.ndarray:
+    """For each of ``texts`` (lower case), how many of its ``\\w+`` tokens are among
+    ``title_words``: one compiled pass, or one regex pass over the texts joined by newlines."""
+    fast = compiled.module()
+    if fast is not None:
+        return fast.word_hits(texts, title_words)
+    # the title's words as whole \w+ tokens: a word matches only where no word character touches
+    # it (the longest first).  The regex checks the end; the start is checked on its matches (a
+    # match starting inside a token ends with it, so it hides no other), as a leading lookbehind
+    # costs the regex its fast scan
+    pattern = re.compile(
+        r"(?:" + "|".join(map(re.escape, sorted(title_words, key=len, reverse=True))) + r")(?!\w)"
+    )
+    joined = "\n".join(texts)
+    hits = [
+        at
+        for at in map(_MATCH_START, pattern.finditer(joined))
+        if not at or not _is_word_char(joined[at - 1])
+    ]
+    if not hits:
+        return np.zeros(len(texts), dtype=np.int64)
+    block_ends = np.add.accumulate(np.fromiter(map(len, texts), np.int64, len(texts)) + 1)
+    return np.bincount(block_ends.searchsorted(hits, side="right"), minlength=len(texts))
+
+
 def _bit_columns(bits: np.ndarray, count: int) -> np.ndarray:
     """(len(bits), count) 0/1 matrix of the low ``count`` bits of a uint64 array."""
     as_bytes = np.ascontiguousarray(bits, dtype="<u8").view(np.uint8).reshape(-1, 8)
@@ -467,14 +540,19 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
 
     # --- text shape (one pass over the code units of all block texts)
     texts = blocks.texts
-    lengths = np.fromiter(map(len, texts), np.float64, nb)
     joined = "\x00".join(texts)
-    codes = np.frombuffer(joined.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
-    separators = codes == 0
-    unit_block = np.add.accumulate(separators)
-
-    classes = np.bincount(unit_block * _CLASSES + _CLASS_OF.take(codes), minlength=nb * _CLASSES)
-    classes = classes[: nb * _CLASSES].reshape(nb, _CLASSES).astype(np.float64)
+    fast = compiled.module()
+    if fast is not None:  # one compiled pass over the characters
+        lengths, classes, ends_like_sentence = fast.text_shape(texts, _CLASS_OF, _SENTENCE_TAIL_U8, _CLASSES)
+    else:
+        lengths = np.fromiter(map(len, texts), np.float64, nb)
+        codes = np.frombuffer(joined.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
+        separators = codes == 0
+        unit_block = np.add.accumulate(separators)
+        classes = np.bincount(unit_block * _CLASSES + _CLASS_OF.take(codes), minlength=nb * _CLASSES)
+        classes = classes[: nb * _CLASSES].reshape(nb, _CLASSES).astype(np.float64)
+        block_last = np.append(separators.nonzero()[0] - 1, codes.size - 1)  # (no block is empty)
+        ends_like_sentence = _SENTENCE_TAIL.take(codes.take(block_last))
     words_per_node = cached_word_counts(dom)
     words = np.maximum(per_block(words_per_node.take(text_nodes).astype(np.float64)), 1.0)
     length1 = np.maximum(lengths, 1.0)
@@ -488,31 +566,16 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     put("digit_ratio", classes[:, 3] / length1)
     put("upper_ratio", classes[:, 4] / length1)
     put("separator_ratio", classes[:, 5] / length1)
-    block_last = np.append(separators.nonzero()[0] - 1, codes.size - 1)  # (no block is empty)
-    put("ends_like_sentence", _SENTENCE_TAIL.take(codes.take(block_last)))
+    put("ends_like_sentence", ends_like_sentence)
     # one lower() for all: "\x00" is neither cased nor case-ignorable, so each block lowers alone
     lowered = joined.lower().split("\x00")
     title_words = set(_WORD_RE.findall((doc.title or "").lower()))
-    if title_words:  # share of the title's words in each short block (one regex pass for all)
+    if title_words:  # share of the title's words in each short block
         short = (lengths <= 200).nonzero()[0]
-        short_texts = [lowered[i] for i in short.tolist()]
-        # the title's words as whole \w+ tokens: a word matches only where no word character
-        # touches it (the longest first), in the short blocks joined by newlines.  The regex checks
-        # the end; the start is checked on its matches (a match starting inside a token ends with
-        # it, so it hides no other), as a leading lookbehind costs the regex its fast scan
-        pattern = re.compile(
-            r"(?:" + "|".join(map(re.escape, sorted(title_words, key=len, reverse=True))) + r")(?!\w)"
-        )
-        short_joined = "\n".join(short_texts)
-        hits = [
-            at
-            for at in map(_MATCH_START, pattern.finditer(short_joined))
-            if not at or not _is_word_char(short_joined[at - 1])
-        ]
-        if hits:
-            block_ends = np.add.accumulate(np.fromiter(map(len, short_texts), np.int64, len(short_texts)) + 1)
+        hits = _title_hits([lowered[i] for i in short.tolist()], title_words)
+        if hits.any():
             overlap = np.zeros(nb)
-            overlap[short] = np.bincount(block_ends.searchsorted(hits, side="right"), minlength=short.size)
+            overlap[short] = hits
             put("title_overlap", np.minimum(overlap / len(title_words), 1.0))
 
     # --- links

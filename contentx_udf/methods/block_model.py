@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ..page import compiled
 from .block_features import page_features
 
 #: The model shipped inside the package (trained by ``contentx train``, see the README).
@@ -71,6 +72,10 @@ class TreeEnsemble:
         object.__setattr__(self, "_level_weights", np.left_shift(1, np.arange(depth)).astype(np.uint8))
         flat = self.leaf_values.reshape(trees << depth, *self.leaf_values.shape[2:]).astype(np.float64)
         object.__setattr__(self, "_flat_leaves", flat)
+        # for the compiled inference: one row of leaf values per leaf, the splits as C arrays
+        object.__setattr__(self, "_leaf_rows", np.ascontiguousarray(flat.reshape(trees << depth, -1)))
+        object.__setattr__(self, "_c_split_column", self._split_column.astype(np.int64))
+        object.__setattr__(self, "_c_split_of_level", self._split_of_level.astype(np.int64))
 
     @property
     def trees(self) -> int:
@@ -95,6 +100,19 @@ class TreeEnsemble:
             constant = self.bias + self.leaf_values[:, 0].sum(axis=0)
             return np.repeat(np.asarray(constant, dtype=np.float64)[None], rows, axis=0)
         columns = np.ascontiguousarray(matrix.T)
+        fast = compiled.module()
+        if fast is not None:  # the same comparisons and the same sum, tree after tree
+            out = np.zeros((rows, self._leaf_rows.shape[1]), dtype=np.float64)
+            fast.tree_scores(
+                columns,
+                self._c_split_column,
+                self._split_border,
+                self._c_split_of_level,
+                self.depth,
+                self._leaf_rows,
+                out,
+            )
+            return (out if self.leaf_values.ndim == 3 else out[:, 0]) + self.bias
         passed = columns.take(self._split_column, axis=0) > self._split_border[:, None]
         bits = passed.take(self._split_of_level, axis=0).reshape(self.trees, self.depth, rows).view(np.uint8)
         leaf = np.einsum("tdn,d->tn", bits, self._level_weights, dtype=np.uint8).astype(np.intp)

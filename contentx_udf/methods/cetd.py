@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from ..page import compiled
 from ..page.document import Document, DomArrays
 from .base import MethodResult
 
@@ -445,6 +446,10 @@ def nearest_block(dom: DomArrays) -> np.ndarray:
         return cached
     is_block = dom.is_block.copy()
     is_block[0] = True
+    fast = compiled.module()
+    if fast is not None:  # one pass in document order (a parent comes before its children)
+        up = dom.cache["cetd.nearest_block"] = fast.nearest_marked(dom.parent, is_block.view(np.uint8))
+        return up
     up = np.where(is_block, np.arange(dom.size), dom.parent0)
     for _ in range(64):  # 2**64 levels: never reached; converges after log2(depth) steps
         nxt = up.take(up)

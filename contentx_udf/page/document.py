@@ -29,6 +29,7 @@ from itertools import islice
 import numpy as np
 from selectolax.lexbor import LexborHTMLParser
 
+from . import compiled
 from .decode import decode_html
 from .source import SourceArrays
 from .tags import (
@@ -405,9 +406,21 @@ class DomArrays:
     def text_len(self) -> np.ndarray:
         """Characters of each text node without leading/trailing whitespace (0 for elements)."""
         out = np.zeros(self.size, dtype=np.int64)
+        fast = compiled.module()
+        if fast is not None:
+            out.put(self.text_nodes, self.text_counts(fast)[1])
+            return out
         lengths = np.fromiter(map(len, map(str.strip, self.text_list)), np.int64, len(self.text_list))
         out.put(self.text_nodes, lengths)
         return out
+
+    def text_counts(self, fast) -> tuple[np.ndarray, np.ndarray]:
+        """Words (``len(t.split())``) and stripped length (``len(t.strip())``) of every text node
+        from one compiled pass (``fast``: the compiled module), once per page."""
+        counts = self.cache.get("text_counts")
+        if counts is None:
+            counts = self.cache["text_counts"] = fast.text_counts(self.text_list)
+        return counts
 
     def has_tag(self, names) -> np.ndarray:
         """Boolean mask of element nodes whose tag is one of ``names``."""
@@ -457,6 +470,14 @@ class DomArrays:
 
     def within(self, roots: np.ndarray) -> np.ndarray:
         """Mask of all nodes inside the subtrees of ``roots`` (boolean mask or indices)."""
+        fast = compiled.module()
+        if fast is not None and self.size:  # one pass in document order
+            if roots.dtype == bool:
+                marked = np.ascontiguousarray(roots).view(np.uint8)
+            else:
+                marked = np.zeros(self.size, dtype=np.uint8)
+                marked[roots] = 1
+            return fast.within(self.parent, marked)
         return self.cover_count(roots) > 0
 
     def cover_count(self, roots: np.ndarray) -> np.ndarray:
@@ -508,6 +529,9 @@ class DomArrays:
         if ordinal.size == 0:
             return []
         seq = self.text_block_seq.take(ordinal)
+        fast = compiled.module()
+        if fast is not None:  # the same, one compiled pass over the texts
+            return fast.block_texts(self.text_list, ordinal.astype(np.int64, copy=False), seq)
         texts = self.text_array.take(ordinal)
         # a "\x00" (in no text) closes each block but the last, then one join and split
         ends = (seq[1:] != seq[:-1]).nonzero()[0]
@@ -550,8 +574,12 @@ def flatten_dom(root, max_nodes: int) -> DomArrays:
     A node's parent is the node just before the first node with the same parent id (the
     first child follows its parent in pre-order), so parent indices need no node ids of
     their own; subtree ends follow the last-child pointers (pointer jumping).  The text
-    comes from one C-level walk of Lexbor (``text`` with a separator).
+    comes from one C-level walk of Lexbor (``text`` with a separator).  With the compiled passes
+    (:mod:`.compiled`) one compiled walk gives the node arrays (and the depth) instead.
     """
+    fast = compiled.module()
+    if fast is not None:
+        return _flatten_compiled(fast, root, max_nodes)
     tags: list[int] = []
     parent_ids: list[int] = []
     add_tag, add_parent = tags.append, parent_ids.append
@@ -600,6 +628,36 @@ def flatten_dom(root, max_nodes: int) -> DomArrays:
         truncated=truncated,
         parent_mem=parent_mem,
     )
+
+
+def _flatten_compiled(fast, root, max_nodes: int) -> DomArrays:
+    """:func:`flatten_dom` with the node arrays from the compiled walk (``fast.walk``)."""
+    tag_id, parent, end, depth, parent_mem, truncated = fast.walk(root.mem_id, max_nodes)
+    if tag_id.size == 0:
+        return _empty_dom()
+    n_text = int(np.count_nonzero(tag_id == TEXT_TAG_ID))
+    text_list: list[str] = []
+    joined = ""
+    if n_text:
+        joined = root.text(separator="\x00")
+        text_list = joined.split("\x00")
+        if len(text_list) != n_text:
+            if truncated and len(text_list) > n_text:
+                text_list = text_list[:n_text]
+                joined = "\x00".join(text_list)
+            else:  # an empty text node without data, or a text with a NUL: read them one by one
+                return _flatten_slow(root, max_nodes)
+    dom = DomArrays(
+        tag_id=tag_id,
+        parent=parent,
+        end=end,
+        text_list=text_list,
+        joined_text=joined,
+        truncated=truncated,
+        parent_mem=parent_mem,
+    )
+    dom.__dict__["depth"] = depth  # (the cached property, from the walk)
+    return dom
 
 
 def _flatten_slow(root, max_nodes: int) -> DomArrays:

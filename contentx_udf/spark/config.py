@@ -34,6 +34,9 @@ class JobConfig:
     show_rows: int = 3
     writer: str = "auto"  # "arrow", "spark" or "auto" (arrow for local outputs)
     progress_seconds: int = 10  # driver prints "files done/total" this often (0 = never)
+    #: fastText language-id model file on the driver (None: the bundled lid.176); shipped to the
+    #: executors by the job (:func:`.job.ship_lid_model`)
+    lid_model: str | None = None
 
 
 def parse_methods(value: str | Sequence[str]) -> tuple[str, ...]:
@@ -74,6 +77,7 @@ _CONFIG_KEYS = {
     "worker_memory_mb",
     "writer",
     "progress_seconds",
+    "lid_model",
 }
 
 #: Who writes the Parquet files: the Python workers with pyarrow (local outputs), or
@@ -137,6 +141,9 @@ def build_config(args: argparse.Namespace) -> JobConfig:
         raise UserError(
             f"--writer arrow writes local paths only; use --writer spark (or auto) for {args.output}"
         )
+    lid_model = pick("lid_model", None) or None  # "" in the config file: the bundled model
+    if lid_model is not None:
+        check_lid_model(lid_model)
     return JobConfig(
         inputs=list(args.input),
         output=args.output,
@@ -153,7 +160,20 @@ def build_config(args: argparse.Namespace) -> JobConfig:
         worker_memory_mb=positive_int("worker_memory_mb", job.get("worker_memory_mb", 2048)),
         writer=writer,
         progress_seconds=positive_int("--progress-seconds", pick("progress_seconds", 10)),
+        lid_model=lid_model,
     )
+
+
+def check_lid_model(path: Any) -> None:
+    """A ``--lid-model`` that is not a readable fastText model file is one line (before any task)."""
+    from ..text.language import check_model
+
+    if not isinstance(path, str):
+        raise UserError(f"lid_model must be a file path, got {path!r}")
+    try:
+        check_model(path)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
 
 
 def _check_combined(overrides: dict[str, Any] | None) -> None:
@@ -231,6 +251,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         help="while a batch runs, print the files done / total every N seconds (default 10; 0 = never)",
+    )
+    p.add_argument(
+        "--lid-model",
+        default=None,
+        metavar="FILE",
+        help="fastText language-id model on the driver, shipped to the executors (default: the "
+        "bundled lid.176), e.g. GlotLID's model.bin: its labels without __label__ (deu_Latn) "
+        "become the language column",
     )
     p.add_argument(
         "--writer",

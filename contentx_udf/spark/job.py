@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import UserError, job_main
-from .config import JobConfig, build_config, build_parser, output_writer
+from .config import JobConfig, build_config, build_parser, check_lid_model, output_writer
 from .inputs import expand_inputs, input_frame, local_path
 from .output import (
     STAGING,
@@ -67,6 +67,35 @@ def _parquet_codec(spark) -> str:
     return _PYARROW_CODECS.get(codec, "zstd")
 
 
+def ship_lid_model(spark, path: str | None) -> tuple[str | None, bool]:
+    """Check a ``--lid-model`` file on the driver and make it reach the executors; returns what
+    :class:`WorkerSettings` needs (``lid_model``, ``lid_model_shipped``).
+
+    On a local master the workers run on the driver's machine and read the file where it is (no
+    copy of a 1.6 GB model); on a cluster it is shipped with ``SparkContext.addFile`` and each
+    worker reads its copy (``SparkFiles.get``)."""
+    if path is None:
+        return None, False
+    check_lid_model(path)
+    if workers_share_driver_files(spark):
+        return os.path.abspath(path), False
+    spark.sparkContext.addFile(os.path.abspath(path))
+    return os.path.basename(path), True
+
+
+def workers_share_driver_files(spark) -> bool:
+    """True on a local master (``local[...]``): the Python workers run on the driver's machine."""
+    return spark.sparkContext.master.startswith("local")
+
+
+def worker_memory_mb(config: JobConfig) -> int:
+    """Each worker's address-space cap: ``worker_memory_mb``, plus the size of a ``--lid-model``
+    (fastText holds the whole model in memory: GlotLID's is 1.6 GB); 0 stays 0 (no cap)."""
+    if not config.worker_memory_mb or config.lid_model is None:
+        return config.worker_memory_mb
+    return config.worker_memory_mb + -(-os.path.getsize(config.lid_model) // (1024 * 1024))
+
+
 def run_batch(
     spark,
     store: OutputStore | LocalOutputStore,
@@ -74,11 +103,19 @@ def run_batch(
     config: JobConfig,
     batch_id: str,
     progress: Progress | None = None,
+    lid_model: tuple[str | None, bool] = (None, False),
 ) -> list:
     """Extract one batch of input files and commit it into the output; returns the statistics
-    rows of its input files (``warc_filename``, ``scores``, ``error``)."""
+    rows of its input files (``warc_filename``, ``scores``, ``error``); ``lid_model``: what
+    :func:`ship_lid_model` returned."""
     settings = WorkerSettings(
-        config.methods, config.params, config.max_html_bytes, config.rows_per_batch, config.worker_memory_mb
+        config.methods,
+        config.params,
+        config.max_html_bytes,
+        config.rows_per_batch,
+        worker_memory_mb(config),
+        lid_model=lid_model[0],
+        lid_model_shipped=lid_model[1],
     )
     staging = "/".join([config.output.rstrip("/"), *STAGING, batch_id])
     inputs = input_frame(spark, files, config.num_partitions)
@@ -111,6 +148,7 @@ def summarize(
     summary: dict[str, Any] = {
         "output": config.output,
         "methods": list(config.methods),
+        "lid_model": config.lid_model,
         "input_files": files_total,
         "files_already_done": files_skipped,
         "files_processed": 0,
@@ -121,12 +159,14 @@ def summarize(
         "elapsed_seconds": round(elapsed, 2),
         "records_per_second": None,
         "content_records_per_second": None,
+        "compiled_passes": "on",
     }
     if not stats_rows:
         return summary
     counts: Counter = Counter()
     by: dict[str, Counter] = {}
     records = 0
+    pure_python = 0
     for row in stats_rows:
         for key, value in (row["scores"] or {}).items():
             if key.startswith("records."):
@@ -136,9 +176,18 @@ def summarize(
                 by.setdefault(method, Counter())[status] += int(value)
             elif key == "content_records":
                 records += int(value)
+            elif key == "compiled_passes" and value == 0:
+                pure_python += 1
         if row["error"]:
             summary["file_errors"][row["warc_filename"]] = row["error"]
     summary["files_processed"] = len(stats_rows)
+    if pure_python:
+        from ..page import compiled
+
+        summary["compiled_passes"] = (
+            f"off on {pure_python} of {len(stats_rows)} files: pure Python, slower "
+            f"(on the driver: {compiled.status()})"
+        )
     summary["content_records"] = records
     summary["records_by_warc_type"] = dict(sorted(counts.items()))
     summary["rows_by_method_status"] = {m: dict(sorted(c.items())) for m, c in sorted(by.items())}
@@ -155,6 +204,7 @@ def run(config: JobConfig, spark=None, files: list[tuple[str, str]] | None = Non
         files = expand_inputs(config.inputs, config.input_base_url)
     if spark is None:
         spark = spark_session("contentx-extract-warc")
+    lid_model = ship_lid_model(spark, config.lid_model)  # checked before the output is touched
     store = output_store(spark, config.output)
     done = prepare_output(store, config)
     todo = [f for f in files if f[1] not in done]
@@ -163,7 +213,9 @@ def run(config: JobConfig, spark=None, files: list[tuple[str, str]] | None = Non
     with Progress(spark, len(todo), config.progress_seconds) as progress:
         for start in range(0, len(todo), size):
             batch_id = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:8]
-            stats_rows += run_batch(spark, store, todo[start : start + size], config, batch_id, progress)
+            stats_rows += run_batch(
+                spark, store, todo[start : start + size], config, batch_id, progress, lid_model
+            )
     summary = summarize(config, stats_rows, len(files), len(files) - len(todo), time.perf_counter() - started)
     store.write_text(json.dumps(summary, indent=2, default=str), "_summary.json")
     return summary
@@ -183,10 +235,14 @@ def print_summary(summary: dict[str, Any], spark=None, show_rows: int = 3, out=s
             + ", ".join(f"{k} {v}" for k, v in summary["records_by_warc_type"].items()),
             file=out,
         )
+    if summary.get("lid_model"):
+        print(f"  language id: {summary['lid_model']}", file=out)
     for method, statuses in summary["rows_by_method_status"].items():
         print(f"  rows {method}: " + ", ".join(f"{s} {n}" for s, n in sorted(statuses.items())), file=out)
     for name, err in summary["file_errors"].items():
         print(f"  file error: {name}: {err}", file=out)
+    if summary.get("compiled_passes", "on") != "on":
+        print(f"  compiled passes: {summary['compiled_passes']}", file=out)
     print(
         f"  elapsed: {summary['elapsed_seconds']} s, records/s: {summary['records_per_second']} "
         f"(content records/s: {summary['content_records_per_second']})",

@@ -84,6 +84,18 @@ class WorkerSettings:
     write_dir: str | None = None
     #: Parquet codec of the files the workers write (Spark's ``spark.sql.parquet.compression.codec``).
     compression: str = "zstd"
+    #: Language-id model (None: the bundled lid.176): a path the workers read, or with
+    #: ``lid_model_shipped`` the name of the file shipped by ``SparkContext.addFile``.
+    lid_model: str | None = None
+    lid_model_shipped: bool = False
+
+    def lid_model_path(self) -> str | None:
+        """The model file as this worker sees it."""
+        if self.lid_model is None or not self.lid_model_shipped:
+            return self.lid_model
+        from pyspark import SparkFiles
+
+        return SparkFiles.get(self.lid_model)
 
 
 def _base_row(rec, warc_filename: str) -> dict[str, Any]:
@@ -129,6 +141,7 @@ def rows_for_record(rec, warc_filename: str, settings: WorkerSettings) -> list[d
     from ..text.language import detect_language, text_hash
 
     base = _base_row(rec, warc_filename)
+    lid_model = settings.lid_model_path()
     if rec.status != "ok" or not rec.is_html:
         status = rec.status if rec.status != "ok" else "skipped"
         return [_unextracted_row(base, NO_METHOD, status, rec.error or "not extracted")]
@@ -155,7 +168,7 @@ def rows_for_record(rec, warc_filename: str, settings: WorkerSettings) -> list[d
         scores = {**ex.scores, **extra}
         language = score = digest = None
         if ex.status == "ok":  # language and hash of the corpus text only
-            language, score = detect_language(ex.text)
+            language, score = detect_language(ex.text, lid_model)
             digest = text_hash(ex.text)
         rows.append(
             {
@@ -187,12 +200,16 @@ def file_row(
     """The per-file statistics row (partition ``_files``).
 
     ``scores`` holds ``records.<warc type>`` (all records read), ``rows.<method>.<status>``
-    (output rows written), ``content_records`` and ``seconds``.
+    (output rows written), ``content_records``, ``seconds`` and ``compiled_passes`` (1 when the
+    worker ran the compiled passes, 0 when the slower pure-Python code: :mod:`..page.compiled`).
     """
+    from ..page import compiled
+
     crawl, segment = crawl_and_segment(warc_filename)
     scores = [(f"records.{k}", float(v)) for k, v in sorted(counts.items())]
     scores += [(f"rows.{m}.{st}", float(v)) for (m, st), v in sorted(rows.items())]
     scores += [("content_records", float(records)), ("seconds", seconds)]
+    scores += [("compiled_passes", float(compiled.module() is not None))]
     return {
         "warc_filename": warc_filename,
         "crawl": crawl,

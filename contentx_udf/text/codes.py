@@ -247,14 +247,21 @@ SCRIPT_CLASSES: dict[str, str] = {
 
 #: Characters of a text read to find its script (its start decides as well as the whole).
 SCRIPT_SAMPLE_CHARS = 2000
+#: The usual key's script keeps a text while it holds at least this share of its letters in the
+#: label's scripts (see the module docstring).
+USUAL_SCRIPT_SHARE = 0.15
 
 _KEY = re.compile(r"^[a-z]{3}_[A-Z][a-z]{3}$")
 _LABEL_PREFIX = "__label__"
 
 
-def dominant_scripts(texts: pa.Array, scripts: tuple[str, ...]) -> np.ndarray:
-    """Per text: the index in ``scripts`` of the script most of its first
-    :data:`SCRIPT_SAMPLE_CHARS` characters are in (the first on a tie), -1 when none is there."""
+def dominant_scripts(
+    texts: pa.Array, scripts: tuple[str, ...], usual_share: float = USUAL_SCRIPT_SHARE
+) -> np.ndarray:
+    """Per text: the index in ``scripts`` of its script, read over its first
+    :data:`SCRIPT_SAMPLE_CHARS` characters: 0 (the usual script) while it holds at least
+    ``usual_share`` of the letters in ``scripts``, else the script most of them are in (the first
+    on a tie); -1 when none is there."""
     texts = as_strings(texts)
     if len(texts) == 0:
         return np.zeros(0, np.int64)
@@ -267,7 +274,9 @@ def dominant_scripts(texts: pa.Array, scripts: tuple[str, ...]) -> np.ndarray:
         axis=1,
     )
     best = counts.argmax(axis=1).astype(np.int64)
-    best[counts.max(axis=1) == 0] = -1
+    total = counts.sum(axis=1)
+    best[counts[:, 0] >= usual_share * total] = 0
+    best[total == 0] = -1
     return best
 
 

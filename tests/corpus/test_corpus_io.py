@@ -28,7 +28,7 @@ from contentx_udf import cli
 from contentx_udf.corpus import job as corpus_job
 from contentx_udf.corpus.config import CorpusConfig
 
-from .tables import article, month_table, table_row, texts_of, two_months, write_table
+from .tables import DATE, article, month_table, table_row, texts_of, two_months, write_table
 
 pytestmark = pytest.mark.spark
 
@@ -257,3 +257,60 @@ def test_a_killed_run_leaves_no_finished_corpus_and_a_rerun_gives_the_same(spark
     assert documents(spark, out) == documents(spark, tmp_path / "reference")
     assert rerun["kept"] == reference["kept"] and (out / "_SUCCESS").exists()
     assert not (out / "_staging").exists()
+
+
+def chinese_months(root: Path):
+    """Month 1: three English articles and two Chinese pages (UDHR sentences, shared data) A and B.
+    Month 2: the English articles and page A with another date line, and a new Chinese page C."""
+    from ..conftest import SHARED, shared_or_skip
+
+    udhr = shared_or_skip(SHARED / "data" / "udhr2" / "cmn_hans.txt").read_text(encoding="utf-8")
+    lines = [line.strip() for line in udhr.splitlines() if len(line.strip()) > 12]
+    pages = {"a": lines[0:20], "b": lines[22:42], "c": lines[44:64]}
+    english = texts_of("en", range(3))
+    first = [*english]
+    first += [(f"https://zh.example/{k}", "\n".join(["发布于2024年5月3日", *pages[k]])) for k in "ab"]
+    second = [
+        (f"https://en2.example/{i}", text.replace(DATE, "Updated on 9 June 2024."))
+        for i, (_url, text) in enumerate(english)
+    ]
+    second += [(f"https://zh2.example/{k}", "\n".join(["更新于2024年6月9日", *pages[k]])) for k in "ac"]
+    return month_table(root / "zh1", first), month_table(root / "zh2", second, day=9)
+
+
+def test_chinese_near_copies_match_corpora_of_the_same_word_rule_only(spark, tmp_path, capsys):
+    """A Chinese page's near copy is found (dictionary words), a different Chinese page is left
+    apart; a corpus built before the words were segmented (``letters``, no rule in its report)
+    still matches near copies of English texts, not of Chinese ones, and the job says so."""
+    month1, month2 = chinese_months(tmp_path)
+    first = run(spark, [month1], tmp_path / "c1")
+    assert first["kept"] == 5 and first["minhash"]["words"] == "segmented-1"  # A and B stay apart
+    report = run(spark, [month2], tmp_path / "c2", against=[str(tmp_path / "c1")])
+    assert report["dropped"]["seen_before"] == 4 and report["kept"] == 1  # C is new
+    assert {url for url, _h, _n in documents(spark, tmp_path / "c2")} == {"https://zh2.example/c"}
+    assert not report["notes"]
+
+    run(spark, [month1], tmp_path / "old", near_words="letters")
+    old = json.loads((tmp_path / "old" / "_report.json").read_text())
+    del old["minhash"]["words"]  # as corpora built before the rule was recorded
+    (tmp_path / "old" / "_report.json").write_text(json.dumps(old))
+    argv = [
+        "corpus",
+        "--input",
+        str(month2),
+        "--output",
+        str(tmp_path / "c3"),
+        "--against",
+        str(tmp_path / "old"),
+    ]
+    assert cli.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "built with near-dedup words letters (this build: segmented-1)" in printed
+    assert "near-dedup words: segmented-1; a later --against finds near copies" in printed
+    assert "Near-dedup words: segmented-1; a later --against" in (tmp_path / "c3" / "report.md").read_text()
+    result = json.loads((tmp_path / "c3" / "_report.json").read_text())
+    assert result["dropped"]["seen_before"] == 3  # the English near copies; not Chinese page A's
+    assert {url for url, _h, _n in documents(spark, tmp_path / "c3")} == {
+        "https://zh2.example/a",
+        "https://zh2.example/c",
+    }

@@ -1,6 +1,7 @@
-"""MinHash signatures and bands (no Spark): words as the corpus job has always split them, shingle
-sets, unbiased similarity estimates, the band math against exact integrals, and near copies
-caught at the chosen threshold while unrelated texts stay apart."""
+"""MinHash signatures and bands (no Spark): words as the corpus job has always split them, and
+dictionary words in scripts without spaces (bands of spaced scripts unchanged), shingle sets,
+unbiased similarity estimates, the band math against exact integrals, and near copies caught at
+the chosen threshold while unrelated texts stay apart, in English, Chinese, Japanese and Thai."""
 
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ import pyarrow as pa
 import pytest
 
 from contentx_udf.corpus import minhash as mh
+
+from ..conftest import SHARED, shared_or_skip
+
+UDHR = SHARED / "data" / "udhr2"
 
 WORDS = (
     "river bridge council budget school library museum market harbour station garden festival "
@@ -50,7 +55,7 @@ def test_words_are_runs_of_letters_and_digits_lowercased():
         "",
         "   ...   ",
     ]
-    words = mh.word_hashes(texts)
+    words = mh.word_hashes(texts, words=mh.WORDS_LETTERS)
     counts = np.diff(words.offsets).tolist()
     assert counts == [len(reference_words(t or "")) for t in texts] == [10, 5, 0, 0, 0]
     # case and spacing do not matter; the same word hashes the same in any document
@@ -75,7 +80,7 @@ def reference_word_hashes(texts: list[str | None]) -> list[list[int]]:
 
 def test_word_hashes_follow_their_definition_across_document_boundaries():
     texts = ["abc", "def", None, "", "ÄÖÜ straße", "x", "𝔘𝔫𝔦 😀 ok", "12,5 ½ Ⅻ", "end."]
-    words = mh.word_hashes(texts)
+    words = mh.word_hashes(texts, words=mh.WORDS_LETTERS)
     found = [words.hashes[words.offsets[i] : words.offsets[i + 1]].tolist() for i in range(len(texts))]
     assert found == reference_word_hashes(texts)
     assert [len(f) for f in found] == [1, 1, 0, 0, 2, 1, 2, 4, 1]  # adjacent documents never merge
@@ -185,3 +190,108 @@ def test_pathological_texts_are_bounded():
     bands, present = mh.text_bands([huge_word, repeated, "a" * 10], mh.MinHashParams())
     assert present.tolist() == [False, True, False]
     assert len(set(bands[1].tolist())) == 14  # one distinct shingle: every band is its own value
+
+
+# --- scripts without spaces -------------------------------------------------------------------------
+
+
+def udhr_lines(name: str) -> list[str]:
+    """The lines of a UDHR translation that are sentences, not headings (longer than 12 characters)."""
+    path = shared_or_skip(UDHR / f"{name}.txt")
+    return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if len(line.strip()) > 12]
+
+
+def words_of(value: str, rule: str) -> list[int]:
+    return mh.word_hashes([value], words=rule).hashes.tolist()
+
+
+def test_spaced_scripts_keep_the_words_and_bands_of_the_letters_rule():
+    """Latin, Cyrillic, Greek, Arabic, Hebrew, Devanagari and Hangul texts (and one with curly quotes
+    and a dash, whose bytes reach 0xE2) get today's words by their Python definition, and bands
+    bit-identical to the letters rule: --against still matches corpora built before for them."""
+    texts = ["\n".join(udhr_lines(name)[:40]) for name in ("eng", "deu", "rus", "ell_monotonic", "arb",
+                                                          "heb", "hin", "kor")]  # fmt: skip
+    texts += ["It’s “quoted” — and 12 % off…", None, ""]
+    words = mh.word_hashes(texts)
+    found = [words.hashes[words.offsets[i] : words.offsets[i + 1]].tolist() for i in range(len(texts))]
+    assert found == reference_word_hashes(texts)
+    assert all(len(f) > 300 for f in found[:8])
+    for params in (mh.MinHashParams(12, 9), mh.MinHashParams(14, 8, seed=3)):
+        old = mh.MinHashParams(params.bands, params.rows, seed=params.seed, words=mh.WORDS_LETTERS)
+        bands, present = mh.text_bands(texts, params)
+        old_bands, old_present = mh.text_bands(texts, old)
+        assert (present == old_present).all() and (bands == old_bands).all()
+
+
+def test_scripts_without_spaces_are_cut_into_dictionary_words():
+    zh = "人人生而自由，在尊严和权利上一律平等。"
+    assert len(words_of(zh, mh.WORDS_LETTERS)) == 2  # two clauses
+    assert words_of(zh, mh.WORDS_SEGMENTED) == words_of(
+        "人 人生 而 自由 ， 在 尊严 和 权利 上 一律 平等 。", mh.WORDS_LETTERS
+    )
+    # Thai: ICU's words, vowel signs and tone marks inside them (letters cut at every mark)
+    th = "มนุษย์ทั้งหลายเกิดมามีอิสระ"
+    thai_words = ["มนุษย์", "ทั้ง", "หลาย", "เกิด", "มา", "มี", "อิสระ"]
+    assert all(len(words_of(w, mh.WORDS_SEGMENTED)) == 1 for w in thai_words)
+    assert words_of(th, mh.WORDS_SEGMENTED) == [words_of(w, mh.WORDS_SEGMENTED)[0] for w in thai_words]
+    assert len(words_of("มนุษย์", mh.WORDS_LETTERS)) == 2  # มน, ษย: the marks split it
+    # only the texts that have such characters change, wherever they are in the batch
+    batch = ["plain words here", zh, None, "more plain words", th]
+    together = mh.word_hashes(batch)
+    alone = [words_of(t or "", mh.WORDS_SEGMENTED) for t in batch]
+    assert [
+        together.hashes[together.offsets[i] : together.offsets[i + 1]].tolist() for i in range(5)
+    ] == alone
+    assert alone[0] == words_of("plain words here", mh.WORDS_LETTERS)
+
+
+def near_pairs(name: str, pages: int = 10, size: int = 24):
+    """Pages of ``size`` consecutive UDHR sentences of one translation (a sliding start), each with a
+    near copy: one sentence replaced by a sentence of another part of the text and a dated line
+    added; and for each page a different page (the next ``size`` sentences)."""
+    lines = udhr_lines(name)
+    rng = random.Random(7)
+    originals, near, other = [], [], []
+    for i in range(pages):
+        start = (i * 2) % (len(lines) - 2 * size)
+        page = lines[start : start + size]
+        copy = list(page)
+        copy[rng.randrange(size)] = lines[(start + size + rng.randrange(size)) % len(lines)]
+        copy.insert(rng.randrange(size), f"2024-06-{i + 1:02d} 10:{i + 15:02d}")
+        originals.append("\n".join(page))
+        near.append("\n".join(copy))
+        other.append("\n".join(lines[start + size : start + 2 * size]))
+    return originals, near, other
+
+
+def exact_jaccard(a: str, b: str, rule: str) -> float:
+    shingles = mh.shingle_hashes(mh.word_hashes([a, b], words=rule))
+    x = set(shingles.hashes[: shingles.offsets[1]].tolist())
+    y = set(shingles.hashes[shingles.offsets[1] :].tolist())
+    return len(x & y) / len(x | y)
+
+
+@pytest.mark.parametrize("name, clauses", [("cmn_hans", True), ("jpn", True), ("tha", False)])
+def test_near_copies_in_scripts_without_spaces_are_found_and_other_pages_left_apart(name, clauses):
+    """With dictionary words, a near copy of a Chinese, Japanese or Thai page keeps as many of its
+    word 5-grams as an English one does and shares a band with its page; pages of other sentences
+    share none.  With whole clauses as words (the letters rule in Chinese and Japanese) the same
+    copies keep far fewer; Thai's letters were pieces cut at every vowel sign, not fewer."""
+    params = mh.MinHashParams(*mh.optimal_bands(0.8, mh.NUM_PERM, 0.1, 0.9))
+    originals, near, other = near_pairs(name)
+    n = len(originals)
+    bands, present = mh.text_bands(originals + near + other, params)
+    assert present.all()
+
+    def share(i: int, j: int) -> bool:
+        return bool((bands[i] == bands[j]).any())
+
+    segmented = [exact_jaccard(a, b, mh.WORDS_SEGMENTED) for a, b in zip(originals, near, strict=True)]
+    letters = [exact_jaccard(a, b, mh.WORDS_LETTERS) for a, b in zip(originals, near, strict=True)]
+    english = [exact_jaccard(a, b, mh.WORDS_SEGMENTED) for a, b in zip(*near_pairs("eng")[:2], strict=True)]
+    assert np.mean(segmented) > np.mean(letters) + (0.05 if clauses else -0.01)
+    assert abs(np.mean(segmented) - np.mean(english)) < 0.05
+    assert min(segmented) > 0.8  # each caught with probability > 0.82 at 12 x 9, most > 0.95
+    assert sum(share(i, n + i) for i in range(n)) >= n - 1
+    assert not any(share(i, 2 * n + i) for i in range(n))  # the next sentences: another page
+    assert max(exact_jaccard(originals[i], other[i], mh.WORDS_SEGMENTED) for i in range(n)) < 0.2

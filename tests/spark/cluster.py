@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -119,8 +120,18 @@ class StandaloneCluster:
         return self.procs[-1]
 
     def state(self) -> dict:
-        """The master's JSON status (workers, active and completed applications)."""
-        return get_json(f"http://{LOOPBACK}:{self.webui_port}/json/")
+        """The master's JSON status (workers, active and completed applications).  The port is
+        the one the master's log says it bound (Spark takes the next port when the chosen one was
+        taken in the meantime, e.g. by another Spark UI)."""
+        log = self.workdir / "logs" / "master.log"
+        if log.exists():
+            bound = re.findall(r"MasterWebUI.*started at http://[^:]+:(\d+)", log.read_text(errors="replace"))
+            if bound:
+                self.webui_port = int(bound[-1])
+        try:
+            return get_json(f"http://{LOOPBACK}:{self.webui_port}/json/")
+        except ValueError as exc:  # not the master's JSON: another server on that port
+            raise OSError(f"port {self.webui_port} does not serve the master's status") from exc
 
     def stop(self) -> None:
         for p in self.procs:

@@ -499,3 +499,50 @@ def test_a_page_with_nothing_extracted_is_an_empty_row_counted_in_the_summary(sp
     text = io.StringIO()
     job.print_summary(summary, out=text)
     assert "rows cectd-ds: empty 1, ok 1" in text.getvalue()
+
+
+def test_lid_model_file_gives_the_default_languages_and_scores(spark, sample_run, tmp_path, monkeypatch):
+    """lid.176's own file as --lid-model, shipped as on a cluster (SparkContext.addFile, read by the
+    workers through SparkFiles): every row's language and score equal the bundled default's."""
+    from contentx_udf.text.language import bundled_model
+
+    model = tmp_path / "lid-copy.ftz"  # a copy: the job reads the file it is given, not the bundled one
+    shutil.copy(bundled_model(), model)
+    monkeypatch.setattr(job, "workers_share_driver_files", lambda _spark: False)
+    out = tmp_path / "custom"
+    summary = job.run(config([SAMPLE], out, methods=("cectd-ds",), lid_model=str(model)), spark=spark)
+    assert summary["lid_model"] == str(model)
+
+    def languages(path):
+        rows = read_table(spark, path).where("method = 'cectd-ds'")
+        return {
+            r["warc_record_offset"]: (r["language"], r["language_score"])
+            for r in rows.select("warc_record_offset", "language", "language_score").collect()
+        }
+
+    default, custom = languages(sample_run[0]), languages(out)
+    assert custom == default
+    assert sum(lang is not None for lang, _ in custom.values()) >= 5
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory", "not fastText"])
+def test_a_bad_lid_model_is_one_line_before_any_task(kind, tmp_path, capsys):
+    model = tmp_path / "model.bin"
+    if kind == "directory":
+        model.mkdir()
+    elif kind == "not fastText":
+        model.write_bytes(b"<html>404 Not Found</html>" * 10)
+    out = tmp_path / "o"
+    code = job.main(["--input", str(SAMPLE), "--output", str(out), "--lid-model", str(model)])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "--lid-model" in err and str(model) in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_lid_model_from_the_config_file(tmp_path, capsys):
+    cfg = tmp_path / "job.toml"
+    cfg.write_text(f'[job]\nlid_model = "{tmp_path / "none.bin"}"\n')
+    code = job.main(["--input", str(SAMPLE), "--output", str(tmp_path / "o"), "--config", str(cfg)])
+    assert code == 2 and "--lid-model: no such file" in capsys.readouterr().err

@@ -72,5 +72,20 @@ def test_every_lid_label_has_keys_the_usual_first():
 
 def test_dominant_scripts_per_text():
     texts = pa.array(["abc где", "где ab", "", "abc где"])
-    assert dominant_scripts(texts, ("Latn", "Cyrl")).tolist() == [0, 1, -1, 0]  # a tie: the first
+    assert dominant_scripts(texts, ("Latn", "Cyrl"), usual_share=0.5).tolist() == [
+        0,
+        1,
+        -1,
+        0,
+    ]  # a tie: first
+    # the usual script keeps a text while it holds 15 % of the letters
+    mixed = pa.array(
+        ["حقوق الإنسان " + "human rights " * 3, "حق " + "human rights for all " * 4, "human rights"]
+    )
+    assert dominant_scripts(mixed, ("Arab", "Latn")).tolist() == [0, 1, 1]
+
+
+def test_arabic_with_english_lines_keeps_the_arabic_profile():
+    text = "لكل إنسان حق\nEveryone has the right to life, liberty and security of person."
+    assert keys(["ar", "ar"], [text, "Kul insan lahu al-haqq fi al-hayat"]) == ["arb_Arab", "arb_Latn"]
     assert np.array_equal(dominant_scripts(pa.array([], pa.string()), ("Latn",)), [])

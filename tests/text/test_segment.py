@@ -77,13 +77,30 @@ def test_tibetan_is_cut_into_syllables():
 def test_korean_particles_and_endings_are_words():
     text = "모든 사람은 교육을 받을 권리를 가진다. 1948년에 국제연합의 총회가 선언을 채택했다."
     words = words_of(text, "kor_Hang")
-    # as Kiwi (datatrove's ko) cuts them, except its overlapping spans (가진 진다, 했 했 다)
-    assert words[:9] == ["모든", "사람", "은", "교육", "을", "받", "을", "권리", "를"]
+    # as Kiwi (datatrove's ko) cuts them: a token is the text of a morpheme, so a syllable
+    # contracted from two morphemes is a word twice (가진 진다: 가지 + ㄴ다; 했 했 다: 하 + 었 + 다)
+    assert words[:12] == ["모든", "사람", "은", "교육", "을", "받", "을", "권리", "를", "가진", "진다", "."]
     assert words[12:15] == ["1948", "년", "에"]
-    assert words[-4:] == ["채택", "했", "다", "."]
+    assert words[-5:] == ["채택", "했", "했", "다", "."]
     stop = {"의", "다", "이", "는", "에", "을", "한", "년", "하", "은", "를", "했", "고", "에서", "가"}
     assert sum(word in stop for word in words) >= 10
-    assert words_of("국가 또는 그리고", "kor_Hang") == ["국가", "또는", "그리고"]
+    assert words_of("국가 또는 그리고 서로 정의", "kor_Hang") == ["국가", "또는", "그리고", "서로", "정의"]
+
+
+def test_korean_contracted_endings_are_kiwis_overlapping_words():
+    text = "남녀의 동등한 권리에 대한 신념을 재확인하였으며, 국제적인 조치를 통하여 선포한다."
+    assert words_of(text, "kor_Hang") == [
+        "남녀", "의", "동등", "한", "한", "권리", "에", "대한", "한", "신념", "을", "재확인", "하", "였",
+        "으며", ",", "국제", "적", "인", "인", "조치", "를", "통하", "여", "선포", "한", "한다", ".",
+    ]  # fmt: skip
+    text = "초등교육은 의무적이어야 하며 자유롭게 보호받을 권리가 있다."
+    assert words_of(text, "kor_Hang")[1:] == [
+        "은", "의무", "적", "이", "어야", "하", "며", "자유", "롭", "게", "보호", "받", "을", "권리", "가",
+        "있", "다", ".",
+    ]  # fmt: skip
+    # nouns that end like an ending stay whole (금지 참여 언어), as do 1-syllable verbs of 하
+    words = words_of("금지된다 참여 언어 속한다", "kor_Hang")
+    assert words == ["금지", "된", "된다", "참여", "언어", "속한", "한다"]
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,285 @@
+"""Near dedup across scripts: near copies found per language, with near dedup's words before and now.
+
+    python benchmarks/multilingual_near_dedup.py [--docs 200] [--copies 200] [--pairs 2000]
+        [--languages eng,cmn_hans,...] [--work /tmp/contentx-multilingual]
+
+1. **Sentences** of UDHR translations (``../shared/data/udhr2``, public domain): lines cut after
+   ``. ! ?`` (before whitespace) and after ``。！？।॥؟។။``; Thai and Lao, which end no sentence
+   with a mark, by line; headings (pieces shorter than 0.3 x the translation's median) left out.
+   About 60-80 sentences per language.
+2. **Documents**, for each language and size (12-30 and 3-6 sentences): ``--docs`` originals, each
+   its number of sentences drawn at random from the translation, in random order, one per line;
+   and ``--copies`` near copies, each of another original, as ``corpus_scale.py`` makes them: one
+   sentence replaced by a sentence of another part of the text (one the original does not hold)
+   and a dated line inserted (``2024-06-DD 10:MM``: five words, the same in every language).
+   Originals are fetched before every copy, so ``--keep first`` keeps them.
+3. **The corpus job** (in this process, local Spark, ``--dedup near`` with its default 12 x 9
+   bands for 0.8) on one extraction table of all of them, twice: ``--near-words letters`` (the
+   rule before: runs of letters and digits, a whole clause of Chinese or Japanese one "word") and
+   ``--near-words segmented`` (scripts without spaces cut into dictionary words first).
+
+Prints, per language and size, before (``letters``) -> after (``segmented``): the near copies
+found (not kept: dropped as near duplicates of their original); the share the banding curve
+expects from the exact word 5-gram Jaccard similarity ``J`` of ``--pairs`` further near pairs made
+the same way (``1 - (1 - J^9)^12`` averaged, no Spark: the same figure without the MinHash and
+small-sample noise); and the originals wrongly merged (not kept), beside the number the curve
+expects from every pair of originals (the sum of their candidate probabilities: with only 60-80
+sentences per language, originals of 12-30 sentences share about 40 % of their 5-grams with
+their closest other original, where 12 x 9 joins about one pair in a hundred).  A benchmark, not
+a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from corpus_scale import write_rows  # noqa: E402
+
+from contentx_udf.corpus.minhash import candidate_probability  # noqa: E402
+
+UDHR = REPO.parent / "shared" / "data" / "udhr2"
+#: UDHR file -> the language code the table gives its documents.
+LANGUAGES = {
+    "eng": "en",
+    "deu": "de",
+    "fra": "fr",
+    "rus": "ru",
+    "arb": "ar",
+    "hin": "hi",
+    "kor": "ko",
+    "cmn_hans": "zh",
+    "jpn": "ja",
+    "tha": "th",
+    "lao": "lo",
+    "khm": "km",
+    "mya": "my",
+}
+BY_LINE = {"tha", "lao"}
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？।॥؟។။])\s*")
+SIZES = {"12-30": (12, 30), "3-6": (3, 6)}
+RULES = ("letters", "segmented")
+
+
+def sentences(name: str) -> list[str]:
+    """The sentences of one UDHR translation (see the module doc), distinct, in order."""
+    lines = [ln.strip() for ln in (UDHR / f"{name}.txt").read_text(encoding="utf-8").splitlines()]
+    lines = [ln for ln in lines if ln]
+    if name in BY_LINE:
+        pieces = lines
+    else:
+        pieces = [p.strip() for ln in lines for p in SENTENCE_END.split(ln) if p.strip()]
+    floor = 0.3 * statistics.median(len(p) for p in pieces)
+    return list(dict.fromkeys(p for p in pieces if len(p) >= floor))
+
+
+def documents(name: str, size: tuple[int, int], originals: int, copies: int, rng: random.Random):
+    """``(originals, near)``: texts, and ``(text, index of its original)`` pairs."""
+    pool = sentences(name)
+    made = []
+    for _ in range(originals):
+        made.append(rng.sample(pool, rng.randint(*size)))
+    near = []
+    for source in rng.sample(range(originals), min(copies, originals)):
+        body = list(made[source])
+        others = [s for s in pool if s not in body]
+        body[rng.randrange(len(body))] = rng.choice(others)
+        day = rng.randint(1, 28)
+        body.insert(rng.randrange(len(body) + 1), f"2024-06-{day:02d} 10:{day + 10:02d}")
+        near.append(("\n".join(body), source))
+    return ["\n".join(m) for m in made], near
+
+
+def shingle_arrays(texts: list[str], rule: str) -> list[np.ndarray]:
+    """Each text's distinct word 5-gram hashes (sorted uint64) under word rule ``rule``."""
+    from contentx_udf.corpus import minhash as mh
+
+    shingles = mh.shingle_hashes(mh.word_hashes(texts, words=mh.WORD_RULES[rule]))
+    return [
+        np.unique(shingles.hashes[a:b])
+        for a, b in zip(shingles.offsets[:-1], shingles.offsets[1:], strict=True)
+    ]
+
+
+def jaccard(x: np.ndarray, y: np.ndarray) -> float:
+    union = len(np.union1d(x, y))
+    return len(np.intersect1d(x, y, assume_unique=True)) / union if union else 1.0
+
+
+def expected_found(pairs: list[tuple[str, str]], rule: str, bands: int, rows: int) -> float:
+    """The mean over ``pairs`` of the banding curve at their exact word 5-gram Jaccard similarity."""
+    a = shingle_arrays([x for x, _ in pairs], rule)
+    b = shingle_arrays([y for _, y in pairs], rule)
+    similarity = np.array([jaccard(x, y) for x, y in zip(a, b, strict=True)])
+    return float(candidate_probability(similarity, bands, rows).mean())
+
+
+def cross_family(texts: list[str], family: list[int], rule: str, bands: int, rows: int):
+    """``(expected, closest)`` over the pairs of ``texts`` of different families (an original and
+    its near copy are one family): the sum of their candidate probabilities, the number of links
+    between families the banding is expected to make (each merges an original away), and each
+    text's highest exact Jaccard similarity with a text of another family (from a texts x 5-grams
+    incidence matrix)."""
+    sets = shingle_arrays(texts, rule)
+    _, ids = np.unique(np.concatenate(sets), return_inverse=True)
+    incidence = np.zeros((len(sets), int(ids.max()) + 1), dtype=np.float32)
+    incidence[np.repeat(np.arange(len(sets)), [len(x) for x in sets]), ids] = 1.0
+    shared = incidence @ incidence.T
+    sizes = incidence.sum(axis=1)
+    similarity = shared / np.maximum(sizes[:, None] + sizes[None, :] - shared, 1)
+    families = np.asarray(family)
+    similarity[families[:, None] == families[None, :]] = 0.0
+    upper = np.triu_indices(len(sets), k=1)
+    expected = float(candidate_probability(similarity[upper], bands, rows).sum())
+    return expected, similarity.max(axis=1)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--docs", type=int, default=200, help="originals per language and size")
+    parser.add_argument("--copies", type=int, default=200, help="near copies per language and size")
+    parser.add_argument(
+        "--pairs",
+        type=int,
+        default=2000,
+        help="further near pairs per language and size for the expected share",
+    )
+    parser.add_argument("--languages", default=",".join(LANGUAGES), help="UDHR files (no .txt)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--verify-edges",
+        action="store_true",
+        help="the corpus job's --verify-edges: a band link is kept only when the two signatures "
+        "estimate a Jaccard similarity of at least the near threshold",
+    )
+    parser.add_argument("--work", type=Path, default=Path("/tmp/contentx-multilingual"))
+    args = parser.parse_args()
+    names = [n for n in args.languages.split(",") if n]
+    missing = [n for n in names if not (UDHR / f"{n}.txt").exists()]
+    if missing:
+        sys.exit(f"no UDHR translation {', '.join(missing)} in {UDHR}")
+    from contentx_udf.corpus import job as corpus_job
+    from contentx_udf.corpus.config import CorpusConfig
+    from contentx_udf.spark.worker_env import spark_session
+
+    rng = random.Random(args.seed)
+    rows: list[tuple[str, str, str]] = []  # (url, text, language): originals first, then copies
+    kinds: list[tuple[str, str, str]] = []  # (name, size, "original" | "near") of each row
+    copies: list[tuple[str, str, str]] = []
+    copy_kinds: list[tuple[str, str, str]] = []
+    cells: dict[tuple[str, str], tuple[list[str], list[int], list[int]]] = {}  # texts, families, rows
+    for name in names:
+        language = LANGUAGES.get(name, name)
+        for label, size in SIZES.items():
+            originals, near = documents(name, size, args.docs, args.copies, rng)
+            for text in originals:
+                rows.append((f"https://{name}.example/{label}/{len(rows)}", text, language))
+                kinds.append((name, label, "original"))
+            for text, _ in near:
+                copies.append((f"https://{name}.example/{label}/copy{len(copies)}", text, language))
+                copy_kinds.append((name, label, "near"))
+            cells[(name, label)] = (
+                originals + [text for text, _ in near],
+                list(range(len(originals))) + [source for _, source in near],
+                # rows of the originals; copies as -1 - their index among all copies (placed later)
+                list(range(len(rows) - len(originals), len(rows)))
+                + [-1 - (len(copies) - len(near) + j) for j in range(len(near))],
+            )
+    for _texts, _families, where in cells.values():  # the copies' rows: after all originals
+        where[:] = [w if w >= 0 else len(rows) - 1 - w for w in where]
+    rows += copies
+    kinds += copy_kinds
+    shutil.rmtree(args.work, ignore_errors=True)
+    table = args.work / "table"
+    write_rows(table, rows)
+    print(
+        f"{len(rows)} documents: {len(names)} languages x {len(SIZES)} sizes x ({args.docs} originals + "
+        f"{args.copies} near copies); sentences per language: "
+        + ", ".join(f"{n} {len(sentences(n))}" for n in names)
+    )
+    spark = spark_session("contentx-multilingual-near-dedup")
+    results: dict[str, dict] = {}
+    for rule in RULES:
+        out = args.work / f"corpus-{rule}"
+        started = time.perf_counter()
+        config = CorpusConfig(
+            inputs=[str(table)], output=str(out), near_words=rule, verify_edges=args.verify_edges
+        )
+        report = corpus_job.run(config, spark)
+        seconds = time.perf_counter() - started
+        kept = {
+            r[0] for r in spark.read.parquet(str(out / "documents")).select("warc_record_offset").collect()
+        }
+        tally: dict[tuple[str, str, str], list[int]] = {}
+        for i, key in enumerate(kinds):
+            tally.setdefault(key, [0, 0])[0] += i not in kept  # not kept: merged
+            tally[key][1] += 1
+        results[rule] = {"tally": tally, "report": report, "seconds": seconds, "kept": kept}
+        print(f"--near-words {rule}: {seconds:.1f} s, kept {report['kept']}, dropped {report['dropped']}")
+    bands, rows_per_band = (results["segmented"]["report"]["minhash"][k] for k in ("bands", "rows"))
+    print(
+        f"\nbefore (--near-words letters) -> after (segmented), {bands} x {rows_per_band} bands: near copies "
+        f"found; expected by the curve from {args.pairs} further pairs; originals merged (expected: links "
+        "between an original or copy and another original or its copy)\n"
+    )
+    print("| language | size | near copies found | expected | originals merged (expected) |")
+    print("|---|---|---|---|---|")
+    summary = []
+    closest_of_merged: dict[str, list[float]] = {rule: [] for rule in RULES}
+    spare = random.Random(args.seed + 1)
+    for name in names:
+        for label, size in SIZES.items():
+            originals, near = documents(name, size, args.pairs, args.pairs, spare)
+            pairs = [(originals[source], text) for text, source in near]
+            found, expected, merged = [], [], []
+            for rule in RULES:
+                tally = results[rule]["tally"]
+                hits, n_near = tally[(name, label, "near")]
+                lost = tally[(name, label, "original")][0]
+                found.append(f"{hits / n_near:.2f}")
+                expected.append(f"{expected_found(pairs, rule, bands, rows_per_band):.2f}")
+                texts, families, where = cells[(name, label)]
+                chance, closest = cross_family(texts, families, rule, bands, rows_per_band)
+                kept = results[rule]["kept"]
+                closest_of_merged[rule] += [
+                    float(closest[j])
+                    for j, row in enumerate(where)
+                    if kinds[row][2] == "original" and row not in kept
+                ]
+                merged.append(f"{lost} ({chance:.1f})")
+                summary.append(f"{name}_{label}_{rule}={hits / n_near:.3f}/{expected[-1]}/{lost}")
+            print(
+                f"| {name} | {label} | "
+                + " | ".join(" -> ".join(x) for x in (found, expected, merged))
+                + " |"
+            )
+    for rule, values in closest_of_merged.items():
+        if values:
+            print(
+                f"{rule}: {len(values)} originals merged; exact Jaccard with their closest document of "
+                f"another original: median {statistics.median(values):.2f}, max {max(values):.2f}"
+            )
+    print("\nRESULT " + " ".join(summary))
+    (args.work / "result.json").write_text(
+        json.dumps({rule: {"|".join(k): v for k, v in r["tally"].items()} for rule, r in results.items()})
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

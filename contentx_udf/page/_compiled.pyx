@@ -1,0 +1,659 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Compiled passes of the DOM view and of ``combined`` (see :mod:`contentx_udf.page.compiled`).
+
+* :func:`walk`: one pre-order pass over a Lexbor subtree into the node arrays of
+  :class:`~contentx_udf.page.document.DomArrays` (tag id, parent, subtree end, depth, parent's
+  node id), comments left out, at most ``max_nodes`` nodes: what ``flatten_dom``'s Python loop
+  over ``traverse(include_text=True)`` builds.
+* :func:`attribute_keys`: the same walk reading the ``class``, ``id``, ``role``, ``itemprop`` and
+  ``itemtype`` attributes of every element: the keyword bit set of their values (looked up in a
+  per-process cache keyed by the values' bytes; computed by a Python function on a miss, so the
+  keyword rules stay in one place) and a 32-bit hash of the class value.
+* :func:`tree_scores`: the sum of an oblivious tree ensemble's leaf values for every row.
+
+Lexbor is reached through the functions selectolax's extension exports (its ``*_noi`` accessors,
+looked up once with ``dlsym``) on the node address selectolax reports as ``mem_id``: no Lexbor
+header and no struct layout is compiled in.
+"""
+
+from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
+from cpython.ref cimport PyObject
+from libc.stdint cimport int64_t, uint32_t, uint64_t, uintptr_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcmp, memcpy
+
+import numpy as np
+
+
+cdef extern from "<dlfcn.h>" nogil:
+    void *dlopen(const char *filename, int flags)
+    void *dlsym(void *handle, const char *symbol)
+    int RTLD_LAZY
+    int RTLD_NOLOAD
+
+
+ctypedef void *(*node_step_f)(void *) noexcept nogil
+ctypedef uintptr_t (*node_tag_f)(void *) noexcept nogil
+ctypedef const unsigned char *(*attr_str_f)(void *, size_t *) noexcept nogil
+
+cdef node_step_f _first_child = NULL
+cdef node_step_f _next_sibling = NULL
+cdef node_step_f _parent = NULL
+cdef node_tag_f _tag_id = NULL
+cdef node_tag_f _node_type = NULL
+cdef node_step_f _first_attribute = NULL
+cdef node_step_f _next_attribute = NULL
+cdef attr_str_f _attr_name = NULL
+cdef attr_str_f _attr_value = NULL
+
+#: Lexbor tag ids of text nodes and comments (``LXB_TAG__TEXT``, ``LXB_TAG__EM_COMMENT``).
+cdef uintptr_t TEXT_TAG = 2
+cdef uintptr_t COMMENT_TAG = 4
+
+
+def bind(str library_path):
+    """Look Lexbor's accessors up in selectolax's loaded extension (``library_path``); raises
+    ``OSError`` when one is missing."""
+    global _first_child, _next_sibling, _parent, _tag_id, _node_type
+    global _first_attribute, _next_attribute, _attr_name, _attr_value
+    cdef bytes path = library_path.encode()
+    cdef void *handle = dlopen(path, RTLD_LAZY | RTLD_NOLOAD)
+    if handle == NULL:
+        raise OSError(f"selectolax's extension {library_path} is not loaded")
+    cdef void *found[9]
+    names = (
+        b"lxb_dom_node_first_child_noi", b"lxb_dom_node_next_noi", b"lxb_dom_node_parent_noi",
+        b"lxb_dom_node_tag_id_noi", b"lxb_dom_element_first_attribute_noi",
+        b"lxb_dom_element_next_attribute_noi", b"lxb_dom_attr_local_name_noi", b"lxb_dom_attr_value_noi",
+        b"lxb_dom_node_type_noi",
+    )
+    cdef int i
+    for i in range(9):
+        found[i] = dlsym(handle, <const char *> names[i])
+        if found[i] == NULL:
+            raise OSError(f"selectolax's extension does not export {names[i].decode()}")
+    _first_child = <node_step_f> found[0]
+    _next_sibling = <node_step_f> found[1]
+    _parent = <node_step_f> found[2]
+    _tag_id = <node_tag_f> found[3]
+    _first_attribute = <node_step_f> found[4]
+    _next_attribute = <node_step_f> found[5]
+    _attr_name = <attr_str_f> found[6]
+    _attr_value = <attr_str_f> found[7]
+    _node_type = <node_tag_f> found[8]
+
+
+cdef inline void *_next_in_order(void *node, void *root) noexcept nogil:
+    """The node after ``node`` in pre-order within ``root``'s subtree (NULL at its end)."""
+    cdef void *nxt = _first_child(node)
+    if nxt != NULL:
+        return nxt
+    while node != root:
+        nxt = _next_sibling(node)
+        if nxt != NULL:
+            return nxt
+        node = _parent(node)
+    return NULL
+
+
+cdef struct Grow:
+    int64_t *data
+    Py_ssize_t size
+    Py_ssize_t capacity
+
+
+cdef int _push(Grow *g, int64_t value) except -1 nogil:
+    cdef int64_t *bigger
+    if g.size == g.capacity:
+        g.capacity = g.capacity * 2 if g.capacity else 1024
+        bigger = <int64_t *> realloc(g.data, g.capacity * sizeof(int64_t))
+        if bigger == NULL:
+            with gil:
+                raise MemoryError()
+        g.data = bigger
+    g.data[g.size] = value
+    g.size += 1
+    return 0
+
+
+cdef inline void _init(Grow *g) noexcept nogil:
+    g.data = NULL
+    g.size = 0
+    g.capacity = 0
+
+
+cdef object _to_array(Grow *g):
+    out = np.empty(g.size, dtype=np.int64)
+    cdef int64_t[::1] view = out
+    if g.size:
+        memcpy(&view[0], g.data, g.size * sizeof(int64_t))
+    return out
+
+
+cdef inline void *_advance(void *node, void *root, Grow *stack_nodes, Grow *stack_index,
+                           int64_t *ends, int64_t count) noexcept nogil:
+    """The next node in pre-order after ``node``'s subtree (NULL at the end of ``root``'s),
+    closing the open elements left on the way up (their subtree ends at ``count``)."""
+    cdef void *sibling
+    while node != root:
+        sibling = _next_sibling(node)
+        if sibling != NULL:
+            return sibling
+        if stack_nodes.size == 0:
+            return NULL
+        stack_nodes.size -= 1
+        stack_index.size -= 1
+        ends[stack_index.data[stack_index.size]] = count
+        node = <void *> <uintptr_t> stack_nodes.data[stack_nodes.size]
+    return NULL
+
+
+def walk(size_t root_address, Py_ssize_t max_nodes):
+    """``(tag_id, parent, end, depth, parent_mem, truncated)`` of the first ``max_nodes`` nodes
+    (comments left out) of the subtree at ``root_address``, in pre-order; ``truncated`` when more
+    nodes follow.  ``parent_mem`` is the Lexbor address of each node's parent (-1 for the root)."""
+    if _first_child == NULL:
+        raise OSError("bind() was not called")
+    cdef void *root = <void *> root_address
+    cdef void *node = root
+    cdef void *child
+    cdef Grow tags, parents, ends, depths, parent_mem, stack_nodes, stack_index
+    _init(&tags); _init(&parents); _init(&ends); _init(&depths); _init(&parent_mem)
+    _init(&stack_nodes); _init(&stack_index)
+    cdef int64_t count = 0
+    cdef bint truncated = False
+    cdef uintptr_t tag
+    try:
+        while node != NULL:
+            tag = _tag_id(node)
+            if tag != COMMENT_TAG:
+                if count == max_nodes:
+                    truncated = True
+                    break
+                _push(&tags, <int64_t> tag)
+                if stack_index.size:
+                    _push(&parents, stack_index.data[stack_index.size - 1])
+                    _push(&parent_mem, stack_nodes.data[stack_nodes.size - 1])
+                else:
+                    _push(&parents, -1)
+                    _push(&parent_mem, -1)
+                _push(&depths, stack_index.size)
+                _push(&ends, count + 1)
+                count += 1
+                child = _first_child(node)
+                if child != NULL:
+                    _push(&stack_nodes, <int64_t> <uintptr_t> node)
+                    _push(&stack_index, count - 1)
+                    node = child
+                    continue
+            elif node == root:
+                break
+            node = _advance(node, root, &stack_nodes, &stack_index, ends.data, count)
+        while stack_index.size:  # truncated: the open elements end at the cut
+            stack_index.size -= 1
+            ends.data[stack_index.data[stack_index.size]] = count
+        return (
+            _to_array(&tags), _to_array(&parents), _to_array(&ends), _to_array(&depths),
+            _to_array(&parent_mem), truncated,
+        )
+    finally:
+        free(tags.data); free(parents.data); free(ends.data); free(depths.data)
+        free(parent_mem.data); free(stack_nodes.data); free(stack_index.data)
+
+
+cdef int ELEMENT_NODE = 1
+#: The attributes read for keywords, in the order their values are joined (class first).
+cdef const char *ATTRIBUTE_NAMES[5]
+ATTRIBUTE_NAMES[0] = b"class"
+ATTRIBUTE_NAMES[1] = b"id"
+ATTRIBUTE_NAMES[2] = b"role"
+ATTRIBUTE_NAMES[3] = b"itemprop"
+ATTRIBUTE_NAMES[4] = b"itemtype"
+cdef size_t ATTRIBUTE_LENGTHS[5]
+ATTRIBUTE_LENGTHS[:] = [5, 2, 4, 8, 8]
+
+
+#: Keyword tables (set_keywords): the words matched inside a token, by first byte, and the
+#: words a token must equal; each with its group bits.
+cdef list _inside_words = [[] for _ in range(256)]
+cdef list _exact_words = []
+cdef bint _keywords_set = False
+
+
+def set_keywords(inside, exact):
+    """The keyword tables of :func:`attribute_keys`'s own look-up: ``inside`` the (word, bits)
+    pairs matched anywhere in a token, ``exact`` the (word, bits) pairs matched by a whole token
+    (ASCII words, lower case)."""
+    global _inside_words, _exact_words, _keywords_set
+    _inside_words = [[] for _ in range(256)]
+    for word, bits in inside:
+        _inside_words[word[0]].append((bytes(word), int(bits)))
+    _exact_words = [(bytes(word), int(bits)) for word, bits in exact]
+    _keywords_set = True
+
+
+cdef uint64_t _token_bits(const unsigned char *token, Py_ssize_t length):
+    cdef uint64_t bits = 0
+    cdef Py_ssize_t p, size
+    cdef bytes word
+    for word, word_bits in _exact_words:
+        if len(word) == length and memcmp(<const char *> word, token, length) == 0:
+            bits |= <uint64_t> word_bits
+    for p in range(length):
+        for word, word_bits in <list> _inside_words[token[p]]:
+            size = len(word)
+            if size <= length - p and memcmp(<const char *> word, token + p, size) == 0:
+                bits |= <uint64_t> word_bits
+    return bits
+
+
+cdef inline bint _token_byte(unsigned char c) noexcept nogil:
+    return (97 <= c <= 122) or (48 <= c <= 57)
+
+
+cdef object _ascii_value_bits(const unsigned char *key, Py_ssize_t length, unsigned char *lowered):
+    """The keyword bits of an attribute values key, or None when it is not ASCII (Python's
+    ``lower()`` then decides: a few non-ASCII letters lower to ASCII ones)."""
+    cdef Py_ssize_t i, start
+    cdef unsigned char c
+    for i in range(length):
+        c = key[i]
+        if c >= 128:
+            return None
+        lowered[i] = c + 32 if 65 <= c <= 90 else c
+    cdef uint64_t bits = 0
+    i = 0
+    while i < length:
+        if not _token_byte(lowered[i]):
+            i += 1
+            continue
+        start = i
+        while i < length and _token_byte(lowered[i]):
+            i += 1
+        bits |= _token_bits(lowered + start, i - start)
+    return bits
+
+
+cdef uint32_t _class_hash(const unsigned char *data, size_t length) noexcept nogil:
+    """FNV-1a (64 bits) of the class value folded to 32 bits; 0 only for no class."""
+    cdef uint64_t h = 14695981039346656037ULL
+    cdef size_t i
+    for i in range(length):
+        h = (h ^ data[i]) * 1099511628211ULL
+    h ^= h >> 32
+    return <uint32_t> h if <uint32_t> h != 0 else 1
+
+
+def attribute_keys(size_t root_address, Py_ssize_t nodes, dict cache, object miss, Py_ssize_t cache_size):
+    """``(bits, class_hash)`` over the first ``nodes`` nodes of :func:`walk`'s order: for each
+    element, ``cache[key]`` where ``key`` is its non-empty ``class``, ``id``, ``role``, ``itemprop``
+    and ``itemtype`` values joined by a space (0 without any), and the hash of its class value (0
+    without one).  A key not in the cache gets its bits from the keyword tables
+    (:func:`set_keywords`) when it is ASCII, else from ``miss(key)``; it is stored (the cache is
+    emptied when it holds ``cache_size`` keys)."""
+    if not _keywords_set:
+        raise RuntimeError("set_keywords() was not called")
+    if _first_child == NULL:
+        raise OSError("bind() was not called")
+    bits_out = np.zeros(nodes, dtype=np.uint64)
+    hash_out = np.zeros(nodes, dtype=np.int64)
+    cdef uint64_t[::1] bits = bits_out
+    cdef int64_t[::1] hashes = hash_out
+    cdef void *root = <void *> root_address
+    cdef void *node = root
+    cdef void *attr
+    cdef void *child
+    cdef Py_ssize_t count = 0
+    cdef const unsigned char *name
+    cdef const unsigned char *value
+    cdef const unsigned char *values[5]
+    cdef size_t lengths[5]
+    cdef size_t length, total
+    cdef int k
+    cdef char *key_buffer = NULL
+    cdef size_t key_capacity = 0
+    cdef char *lowered = NULL
+    cdef size_t lowered_capacity = 0
+    cdef char *bigger
+    cdef PyObject *found
+    cdef bytes key
+    try:
+        while node != NULL and count < nodes:
+            if _tag_id(node) != COMMENT_TAG:
+                if _node_type(node) == ELEMENT_NODE:
+                    for k in range(5):
+                        lengths[k] = 0
+                    attr = _first_attribute(node)
+                    while attr != NULL:
+                        name = _attr_name(attr, &length)
+                        if name != NULL:
+                            for k in range(5):
+                                if length == ATTRIBUTE_LENGTHS[k] and memcmp(name, ATTRIBUTE_NAMES[k], length) == 0:
+                                    value = _attr_value(attr, &lengths[k])
+                                    if value == NULL:
+                                        lengths[k] = 0
+                                    values[k] = value
+                                    break
+                        attr = _next_attribute(attr)
+                    total = 0
+                    for k in range(5):
+                        if lengths[k]:
+                            total += lengths[k] + 1
+                    if total:
+                        if total > key_capacity:
+                            bigger = <char *> realloc(key_buffer, total)
+                            if bigger == NULL:
+                                raise MemoryError()
+                            key_buffer, key_capacity = bigger, total
+                        length = 0
+                        for k in range(5):
+                            if lengths[k]:
+                                if length:
+                                    key_buffer[length] = 32  # " "
+                                    length += 1
+                                memcpy(key_buffer + length, values[k], lengths[k])
+                                length += lengths[k]
+                        key = PyBytes_FromStringAndSize(key_buffer, length)
+                        found = PyDict_GetItem(cache, key)
+                        if found != NULL:
+                            bits[count] = <uint64_t> <object> found
+                        else:
+                            if length > lowered_capacity:
+                                bigger = <char *> realloc(lowered, length)
+                                if bigger == NULL:
+                                    raise MemoryError()
+                                lowered, lowered_capacity = bigger, length
+                            value_bits = _ascii_value_bits(
+                                <const unsigned char *> key_buffer, length, <unsigned char *> lowered
+                            )
+                            if value_bits is None:
+                                value_bits = miss(key)
+                            if len(cache) >= cache_size:
+                                cache.clear()
+                            cache[key] = value_bits
+                            bits[count] = <uint64_t> value_bits
+                        if lengths[0]:
+                            hashes[count] = _class_hash(values[0], lengths[0])
+                count += 1
+            child = _first_child(node)
+            if child != NULL:
+                node = child
+                continue
+            while node != root:
+                if _next_sibling(node) != NULL:
+                    break
+                node = _parent(node)
+            if node == root:
+                break
+            node = _next_sibling(node)
+        return bits_out, hash_out
+    finally:
+        free(key_buffer)
+        free(lowered)
+
+
+def tree_scores(
+    const double[:, ::1] columns,
+    const int64_t[::1] split_column,
+    const double[::1] split_border,
+    const int64_t[::1] split_of_level,
+    Py_ssize_t depth,
+    const double[:, ::1] leaves,
+    double[:, ::1] out,
+):
+    """Add the leaf values of every oblivious tree to ``out`` (rows, outputs), tree after tree.
+
+    ``columns`` (features, rows) holds the rows' features column by column.  The distinct
+    splits ``x[split_column[s]] > split_border[s]`` are compared once per row; level ``d`` of tree
+    ``t`` asks split ``split_of_level[t * depth + d]``, and the row goes to leaf
+    ``sum(2**d * answer_d)``, whose values are ``leaves[t * 2**depth + leaf]``."""
+    cdef Py_ssize_t splits = split_column.shape[0], rows = columns.shape[1]
+    cdef Py_ssize_t trees = split_of_level.shape[0] // depth if depth else 0
+    cdef Py_ssize_t outputs = leaves.shape[1]
+    cdef Py_ssize_t s, t, d, r, k, base
+    cdef const double *column
+    cdef const unsigned char *answer
+    cdef double border
+    if rows == 0:
+        return
+    cdef unsigned char *answers = <unsigned char *> malloc(splits * rows)
+    cdef unsigned char *leaf_of = <unsigned char *> malloc(rows)
+    if answers == NULL or leaf_of == NULL:
+        free(answers)
+        free(leaf_of)
+        raise MemoryError()
+    try:
+        with nogil:
+            for s in range(splits):
+                column = &columns[split_column[s], 0]
+                border = split_border[s]
+                for r in range(rows):
+                    answers[s * rows + r] = column[r] > border
+            for t in range(trees):
+                for r in range(rows):
+                    leaf_of[r] = 0
+                for d in range(depth):
+                    answer = answers + split_of_level[t * depth + d] * rows
+                    for r in range(rows):
+                        leaf_of[r] |= answer[r] << d
+                base = t << depth
+                for r in range(rows):
+                    for k in range(outputs):
+                        out[r, k] += leaves[base + leaf_of[r], k]
+    finally:
+        free(answers)
+        free(leaf_of)
+
+
+# --- passes down the tree (pre-order: a parent comes before its children) -----------------
+
+
+def or_down(const int64_t[::1] parent, const uint64_t[::1] own):
+    """For every node the OR of ``own`` over the node and its ancestors."""
+    cdef Py_ssize_t n = parent.shape[0], i
+    out = np.empty(n, dtype=np.uint64)
+    cdef uint64_t[::1] acc = out
+    for i in range(n):
+        acc[i] = own[i] | acc[parent[i]] if parent[i] >= 0 else own[i]
+    return out
+
+
+def nearest_marked(const int64_t[::1] parent, const unsigned char[::1] marked):
+    """For every node its nearest ancestor-or-self with ``marked`` (the root stands for a node
+    without one)."""
+    cdef Py_ssize_t n = parent.shape[0], i
+    out = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] near = out
+    for i in range(n):
+        near[i] = i if (marked[i] or parent[i] < 0) else near[parent[i]]
+    return out
+
+
+def within(const int64_t[::1] parent, const unsigned char[::1] marked):
+    """For every node whether it or one of its ancestors is ``marked``."""
+    cdef Py_ssize_t n = parent.shape[0], i
+    out = np.empty(n, dtype=np.bool_)
+    cdef unsigned char[::1] inside = out.view(np.uint8)
+    for i in range(n):
+        inside[i] = marked[i] or (parent[i] >= 0 and inside[parent[i]])
+    return out
+
+
+# --- block texts ------------------------------------------------------------------------
+
+from cpython.unicode cimport (
+    PyUnicode_1BYTE_KIND, PyUnicode_4BYTE_KIND, PyUnicode_DATA, PyUnicode_FromKindAndData,
+    PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ, PyUnicode_Substring,
+)
+
+
+cdef extern from "Python.h":
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
+    bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
+
+
+def block_texts(list texts, const int64_t[::1] ordinal, const int64_t[::1] seq):
+    """For every run of equal ``seq`` values, the concatenation of the texts ``texts[ordinal[i]]``
+    of the run with whitespace collapsed: ``" ".join("".join(run).split())`` (whitespace as
+    ``str.split`` has it)."""
+    cdef Py_ssize_t n = ordinal.shape[0], start = 0, stop, i, j, total, length, written
+    cdef Py_UCS4 *buffer = NULL
+    cdef Py_UCS4 *bigger
+    cdef Py_ssize_t capacity = 0
+    cdef Py_UCS4 ch
+    cdef bint pending_space
+    cdef int kind
+    cdef void *data
+    cdef str text
+    out = []
+    try:
+        while start < n:
+            stop = start + 1
+            total = PyUnicode_GET_LENGTH(texts[ordinal[start]])
+            while stop < n and seq[stop] == seq[start]:
+                total += PyUnicode_GET_LENGTH(texts[ordinal[stop]])
+                stop += 1
+            if total > capacity:
+                bigger = <Py_UCS4 *> realloc(buffer, total * sizeof(Py_UCS4))
+                if bigger == NULL:
+                    raise MemoryError()
+                buffer, capacity = bigger, total
+            written = 0
+            pending_space = False
+            for i in range(start, stop):
+                text = texts[ordinal[i]]
+                kind = PyUnicode_KIND(text)
+                data = PyUnicode_DATA(text)
+                length = PyUnicode_GET_LENGTH(text)
+                for j in range(length):
+                    ch = PyUnicode_READ(kind, data, j)
+                    if Py_UNICODE_ISSPACE(ch):
+                        pending_space = written > 0
+                    else:
+                        if pending_space:
+                            buffer[written] = 32
+                            written += 1
+                            pending_space = False
+                        buffer[written] = ch
+                        written += 1
+            out.append(PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buffer, written) if written else "")
+            start = stop
+        return out
+    finally:
+        free(buffer)
+
+
+# --- title words ------------------------------------------------------------------------
+
+
+cdef inline bint _is_word(Py_UCS4 ch) noexcept:
+    return ch == 95 or Py_UNICODE_ISALNUM(ch)  # "_" or alphanumeric: the regex \w
+
+
+def word_hits(list texts, object words):
+    """For each of ``texts``, how many of its maximal runs of word characters (regex ``\\w``) are
+    in the set ``words``."""
+    cdef Py_ssize_t n = len(texts), i, j, length, run_start
+    cdef uint64_t lengths = 0
+    cdef Py_ssize_t word_length
+    for word in words:
+        word_length = len(word)
+        lengths |= (<uint64_t> 1) << (word_length if word_length < 63 else 63)
+    out = np.zeros(n, dtype=np.int64)
+    cdef int64_t[::1] hits = out
+    cdef int kind
+    cdef void *data
+    cdef str text
+    for i in range(n):
+        text = texts[i]
+        kind = PyUnicode_KIND(text)
+        data = PyUnicode_DATA(text)
+        length = PyUnicode_GET_LENGTH(text)
+        j = 0
+        while j < length:
+            if not _is_word(PyUnicode_READ(kind, data, j)):
+                j += 1
+                continue
+            run_start = j
+            while j < length and _is_word(PyUnicode_READ(kind, data, j)):
+                j += 1
+            word_length = j - run_start
+            if lengths & ((<uint64_t> 1) << (word_length if word_length < 63 else 63)):
+                if PyUnicode_Substring(text, run_start, j) in words:
+                    hits[i] += 1
+    return out
+
+
+# --- text shape -------------------------------------------------------------------------
+
+
+def text_shape(list texts, const int64_t[::1] class_of, const unsigned char[::1] sentence_tail, Py_ssize_t classes):
+    """``(lengths, counts, ends)`` of the (non-empty) ``texts``: characters, the count of each
+    class ``class_of[unit]`` over the text's UTF-16 code units (a character outside the BMP is two
+    surrogate units of class 0) and whether its last code unit is in ``sentence_tail``."""
+    cdef Py_ssize_t n = len(texts), i, j, length
+    lengths_out = np.empty(n, dtype=np.float64)
+    counts_out = np.zeros((n, classes), dtype=np.float64)
+    ends_out = np.zeros(n, dtype=np.bool_)
+    cdef double[::1] lengths = lengths_out
+    cdef double[:, ::1] counts = counts_out
+    cdef unsigned char[::1] ends = ends_out.view(np.uint8)
+    cdef int kind
+    cdef void *data
+    cdef Py_UCS4 ch
+    cdef str text
+    for i in range(n):
+        text = texts[i]
+        kind = PyUnicode_KIND(text)
+        data = PyUnicode_DATA(text)
+        length = PyUnicode_GET_LENGTH(text)
+        lengths[i] = length
+        for j in range(length):
+            ch = PyUnicode_READ(kind, data, j)
+            if ch < 0x10000:
+                counts[i, class_of[ch]] += 1.0
+            else:
+                counts[i, 0] += 2.0
+        if length:
+            ch = PyUnicode_READ(kind, data, length - 1)
+            ends[i] = sentence_tail[ch] if ch < 0x10000 else 0
+    return lengths_out, counts_out, ends_out
+
+
+# --- text nodes -------------------------------------------------------------------------
+
+
+def text_counts(list texts):
+    """``(words, stripped)`` of every text: its whitespace-separated words (``len(t.split())``)
+    and its length without leading and trailing whitespace (``len(t.strip())``)."""
+    cdef Py_ssize_t n = len(texts), i, j, length, first, last, count
+    words_out = np.empty(n, dtype=np.int64)
+    stripped_out = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] words = words_out
+    cdef int64_t[::1] stripped = stripped_out
+    cdef int kind
+    cdef void *data
+    cdef bint space, in_word
+    cdef str text
+    for i in range(n):
+        text = texts[i]
+        kind = PyUnicode_KIND(text)
+        data = PyUnicode_DATA(text)
+        length = PyUnicode_GET_LENGTH(text)
+        count = 0
+        in_word = False
+        first = -1
+        last = -1
+        for j in range(length):
+            space = Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, j))
+            if not space:
+                if not in_word:
+                    count += 1
+                if first < 0:
+                    first = j
+                last = j
+            in_word = not space
+        words[i] = count
+        stripped[i] = last - first + 1 if first >= 0 else 0
+    return words_out, stripped_out

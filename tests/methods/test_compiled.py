@@ -1,0 +1,130 @@
+"""The compiled passes (contentx_udf/page/_compiled.pyx) give what the Python code gives: the DOM
+arrays, the class/id keyword bits, the feature matrix, the template groups, the model's scores and
+the kept blocks, on tricky pages and on development pages (all 181 scrapinghub pages and a seeded
+sample of 150 WCXB dev pages; benchmarks/compiled_equality.py checks all 1,678)."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from contentx_udf import extract
+from contentx_udf.evaluation import load_gold
+from contentx_udf.page import compiled
+
+from ..helpers import ARTICLE, NAV
+from .compiled_check import compiled_passes, differences
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
+
+TRICKY = (
+    "<html><body class='home page' id='top' role='document'>"
+    "<!-- a comment --><div class='post-content' itemprop='articleBody'>"
+    + "".join(f"<p class='para'>{p}</p>" for p in ARTICLE)
+    + "<!-- between --></div><aside class='Sidebar Widget'><p>Ad</p></aside>"
+    f"<nav class='menü navigation' id='main-nav'>{NAV}</nav>"
+    "<my-element class='card'><span>Custom element text</span></my-element>"
+    "<div class=''><p>empty class</p></div><div class><p>bare class</p></div>"
+    "<footer itemtype='https://schema.org/WPFooter'><p>© 2026 ﬁne print</p></footer>"
+    "</body></html>"
+)
+
+
+def test_the_extension_is_built():
+    """The install builds it (setup.py): the Python fallback is for machines without a compiler."""
+    if os.environ.get("CONTENTX_PURE_PYTHON", "") not in ("", "0"):
+        pytest.skip("compiled passes turned off by CONTENTX_PURE_PYTHON")
+    assert compiled.status() == "compiled", compiled.status()
+
+
+@pytest.mark.parametrize("max_nodes", [200_000, 40, 7, 1])
+def test_tricky_page_same_as_python(max_nodes):
+    assert differences(TRICKY.encode(), "https://example.org/news/2024/05/story", max_nodes=max_nodes) == []
+
+
+def test_pages_without_body_text_or_with_noscript_view():
+    pages = [
+        b"",
+        b"<html><body></body></html>",
+        b"<p>no body tag</p>",
+        b"<html><body><noscript>" + b"".join(f"<p>{p}</p>".encode() for p in ARTICLE * 2) + b"</noscript>"
+        b"<div>Loading</div></body></html>",
+    ]
+    for page in pages:
+        assert differences(page) == []
+
+
+def test_outputs_the_same_either_way():
+    with compiled_passes(False):
+        slow = extract(TRICKY, "combined")
+    with compiled_passes(True):
+        fast = extract(TRICKY, "combined")
+    assert fast.text == slow.text and fast.text
+    assert {k: v for k, v in fast.scores.items() if k != "ms"} == {
+        k: v for k, v in slow.scores.items() if k != "ms"
+    }
+
+
+def dev_sample() -> list:
+    pages = []
+    if (SHARED / "scrapinghub").exists():
+        pages += load_gold(SHARED / "scrapinghub")
+    if (SHARED / "wcxb-dev").exists():
+        pages += random.Random(27).sample(load_gold(SHARED / "wcxb-dev"), 150)
+    return pages
+
+
+@pytest.mark.devset
+def test_development_pages_same_as_python():
+    pages = dev_sample()
+    if not pages:
+        pytest.skip("shared development data not present")
+    failed = {p.id: d for p in pages if (d := differences(p.html, p.url))}
+    assert failed == {}
+
+
+CLASS_VALUES = [
+    "NavBar main-Menu",
+    "SIDEBAR",
+    "post__content--main",
+    "ad ads-top",
+    "adverts sr-only",
+    "=ad",
+    "readnextbox x1 y2",
+    "bad-address tocbot",
+    "toc",
+    "cookie_consent gdpr",
+    "menü widget",
+    "İtem",
+    "\u212aomment-list",  # KELVIN SIGN: lower() makes it an ASCII "k"
+    "  ",
+    "comments reply-to respond",
+    "content article post entry story body main text prose rich",
+    "btn-primary cta",
+    "product-card price",
+    "x" * 300 + "share",
+]
+
+
+def test_keyword_bits_of_the_compiled_look_up_equal_the_python_rules():
+    """Every value is new to the look-up (an empty cache): the compiled keyword tables (ASCII) and
+    the Python rules (non-ASCII values) against the Python rules themselves."""
+    from contentx_udf.methods import block_features as bf
+    from contentx_udf.page.document import Document
+
+    divs_html = "".join(f'<div class="{v}"><p>x</p></div>' for v in CLASS_VALUES)
+    page = f"<html><body>{divs_html}</body></html>"
+    doc = Document.parse(page)
+    fast = bf._compiled_keywords()
+    if fast is None:
+        pytest.skip("compiled passes off")
+    dom = doc.dom
+    bits, _ = fast.attribute_keys(doc.tree.body.mem_id, dom.size, {}, bf._raw_value_bits, 1000)
+    divs = [i for i in range(dom.size) if dom.tag_id[i] == dom.tag_id[1]]
+    assert len(divs) == len(CLASS_VALUES)
+    expected = [bf._text_bits(v.strip() and v) for v in CLASS_VALUES]
+    assert [int(b) for b in bits[divs]] == expected
+    assert expected[0] and expected[12]  # (the look-up finds something: nav, comment)
