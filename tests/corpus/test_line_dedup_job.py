@@ -107,3 +107,36 @@ def test_cli_flags_and_a_bad_k(spark, crawl, tmp_path, capsys):
     assert cli.main([*argv, "--overwrite", "--line-dedup-min-docs", "1"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "--line-dedup-min-docs must be" in err
+
+
+def test_the_quality_filters_judge_the_text_left(spark, tmp_path):
+    """A page of a short note and the site's long boilerplate has 50 words only with the
+    boilerplate: Gopher's min_words keeps it without --line-dedup and drops it with it."""
+    from contentx_udf.corpus.config import build_config, build_parser
+
+    boiler = [
+        "Read the full council budget report and every other story from the river desk archive online.",
+        "Our weekly newsletter brings the market, harbour and station news to your inbox each Monday.",
+        "Tickets for the summer festival and the winter market are sold at the museum and the library.",
+    ]
+    rows = [
+        table_row(f"https://town.example/{i}", "\n".join([*article(40 + i), *boiler]), offset=i)
+        for i in range(3)
+    ]
+    rows.append(
+        table_row(
+            "https://town.example/note", "\n".join(["The bridge repair ends on Friday.", *boiler]), offset=5
+        )
+    )
+    table = tmp_path / "town"
+    write_table(table, "combined", rows)
+    kept = {}
+    for flag in ([], ["--line-dedup"]):
+        args = ["--input", str(table), "--output", str(tmp_path / f"out{len(flag)}"), "--dedup", "none",
+                "--filters", "gopher", "--filter-set", "gopher_quality.min_stop_words=off",
+                "--filter-set", "gopher_repetition.enabled=false", *flag]  # fmt: skip
+        report = corpus_job.run(build_config(build_parser().parse_args(args)), spark)
+        kept[bool(flag)] = (set(documents(spark, report)), report["dropped"].get("gopher_quality", 0))
+    assert "https://town.example/note" in kept[False][0] and kept[False][1] == 0
+    assert "https://town.example/note" not in kept[True][0] and kept[True][1] == 1
+    assert len(kept[True][0]) == 3
