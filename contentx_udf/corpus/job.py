@@ -1,9 +1,11 @@
 """The corpus job's driver: extraction tables in, a filtered and deduplicated corpus and a report out.
 
 Thin: the inputs are read and checked in :mod:`.tables`, the column filters are in :mod:`.filters`,
-the per-document pass (quality filters, MinHash bands) in :mod:`.per_document`, duplicate removal
-in :mod:`.dedup` and :mod:`.graph`, the report in :mod:`.report`; this module wires them, only
-ever collects aggregates to the driver, and does all its file work through Hadoop's FileSystem,
+the repeated lines across the crawl (``--line-dedup``) in :mod:`.line_dedup` and :mod:`.lines`,
+the per-document pass (line removal, quality filters, MinHash bands) in :mod:`.per_document`,
+duplicate removal in :mod:`.dedup` and :mod:`.graph`, the report in :mod:`.report`; this module
+wires them, only ever collects aggregates to the driver, and does all its file work through
+Hadoop's FileSystem,
 so ``--output``, ``--input`` and ``--against`` may be any URI Spark can read and write.
 
 Output (``--output DIR``)::
