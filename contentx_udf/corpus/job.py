@@ -5,8 +5,8 @@ the repeated lines across the crawl (``--line-dedup``) in :mod:`.line_dedup` and
 the per-document pass (line removal, quality filters, MinHash bands) in :mod:`.per_document`,
 duplicate removal in :mod:`.dedup` and :mod:`.graph`, the report in :mod:`.report`; this module
 wires them, only ever collects aggregates to the driver, and does all its file work through
-Hadoop's FileSystem,
-so ``--output``, ``--input`` and ``--against`` may be any URI Spark can read and write.
+Hadoop's FileSystem, so ``--output``, ``--input`` and ``--against`` may be any URI Spark can read
+and write.
 
 Output (``--output DIR``)::
 
