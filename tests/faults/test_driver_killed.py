@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
@@ -19,18 +18,14 @@ from contentx_udf import cli
 from contentx_udf.spark import job
 
 from ..spark.cluster import JOB, REPO, loopback_env
-from ..spark.test_job import SAMPLE, _comparable, config
+from ..spark.test_job import _comparable, config
+from .inputs import sample_copies
 
 pytestmark = pytest.mark.spark
 
 
 def test_driver_killed_in_the_second_batch_then_resume_equals_a_full_run(spark, tmp_path):
-    inputs = []
-    for i in range(3):
-        path = tmp_path / "in" / f"part-{i}.warc.gz"
-        path.parent.mkdir(exist_ok=True)
-        shutil.copy(SAMPLE, path)
-        inputs.append(path)
+    inputs = sample_copies(tmp_path, 3)
     reference = tmp_path / "reference"
     job.run(config(inputs, reference, methods=("cectd-ds",)), spark=spark)
 

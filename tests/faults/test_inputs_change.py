@@ -5,26 +5,15 @@ an error -- and nothing else of the run is lost."""
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from contentx_udf.spark import job
 from contentx_udf.spark.inputs import expand_inputs
 
-from ..spark.test_job import SAMPLE, _comparable, config
+from ..spark.test_job import _comparable, config
+from .inputs import sample_copies
 
 pytestmark = pytest.mark.spark
-
-
-def _copies(tmp_path, n: int) -> list:
-    paths = []
-    for i in range(n):
-        path = tmp_path / "in" / f"part-{i}.warc.gz"
-        path.parent.mkdir(exist_ok=True)
-        shutil.copy(SAMPLE, path)
-        paths.append(path)
-    return paths
 
 
 def _rows_of(spark, out, name_part: str) -> list[tuple]:
@@ -32,7 +21,7 @@ def _rows_of(spark, out, name_part: str) -> list[tuple]:
 
 
 def test_a_warc_deleted_after_the_listing_is_an_error_row_and_the_rest_is_whole(spark, tmp_path):
-    inputs = _copies(tmp_path, 3)
+    inputs = sample_copies(tmp_path, 3)
     cfg = config(inputs, tmp_path / "out", methods=("cectd-ds",))
     files = expand_inputs(cfg.inputs, None)  # the listing is read ...
     inputs[1].unlink()  # ... then one file vanishes
@@ -52,7 +41,7 @@ def test_a_warc_deleted_after_the_listing_is_an_error_row_and_the_rest_is_whole(
 
 
 def test_a_warc_cut_short_after_the_listing_keeps_its_whole_records(spark, tmp_path):
-    inputs = _copies(tmp_path, 2)
+    inputs = sample_copies(tmp_path, 2)
     cfg = config(inputs, tmp_path / "out", methods=("cectd-ds",))
     files = expand_inputs(cfg.inputs, None)
     data = inputs[1].read_bytes()

@@ -19,7 +19,8 @@ from contentx_udf.spark import job
 from contentx_udf.spark.config import JobConfig
 
 from ..spark.cluster import StandaloneCluster
-from ..spark.test_cluster import SAMPLE, check_run, table_rows
+from ..spark.test_cluster import check_run, table_rows
+from .inputs import sample_copies
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 
@@ -41,13 +42,7 @@ def executor_pids(cluster: StandaloneCluster) -> list[int]:
 
 @pytest.fixture()
 def inputs(tmp_path):
-    paths = []
-    for i in range(8):
-        path = tmp_path / "in" / f"part-{i}.warc.gz"
-        path.parent.mkdir(exist_ok=True)
-        shutil.copy(SAMPLE, path)
-        paths.append(path)
-    return paths
+    return sample_copies(tmp_path, 8)
 
 
 @pytest.mark.parametrize("victim", ["executor", "worker"])
