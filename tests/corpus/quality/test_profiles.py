@@ -5,6 +5,7 @@ and its decisions on real texts (UDHR translations made into documents)."""
 from __future__ import annotations
 
 import argparse
+import itertools
 import re
 from pathlib import Path
 
@@ -270,7 +271,8 @@ def test_the_shipped_configs_fineweb2_example_works(tmp_path):
 
     lines = DEFAULT_CONFIG.read_text(encoding="utf-8").splitlines()
     start = lines.index("# [filters.fineweb2.deu_Latn]")
-    example = "\n".join(line[2:] for line in lines[start:] if line.startswith("# "))
+    block = itertools.takewhile(lambda line: line.startswith("# "), lines[start:])  # the comment block
+    example = "\n".join(line[2:] for line in block)
     config = tmp_path / "corpus.toml"
     config.write_text('[filters]\npreset = "fineweb2"\n' + example + "\n")
     s = profile_for(parse(config=config), "deu_Latn").settings
