@@ -608,17 +608,10 @@ def flatten_dom(root, max_nodes: int) -> DomArrays:
     truncated = kept > max_nodes
     if truncated:
         tag_id, parent, parent_mem = tag_id[:max_nodes], parent[:max_nodes], parent_mem[:max_nodes]
-    n_text = int(np.count_nonzero(tag_id == TEXT_TAG_ID))
-    joined = root.text(separator="\x00")
-    text_list = joined.split("\x00") if n_text else []
-    if len(text_list) != n_text:
-        if truncated and len(text_list) > n_text:
-            text_list = text_list[:n_text]
-            joined = "\x00".join(text_list)
-        else:  # an empty text node without data, or a text with a NUL: read them one by one
-            return _flatten_slow(root, max_nodes)
-    if not n_text:
-        joined = ""
+    texts = _text_nodes(root, int(np.count_nonzero(tag_id == TEXT_TAG_ID)), truncated)
+    if texts is None:
+        return _flatten_slow(root, max_nodes)
+    text_list, joined = texts
     return DomArrays(
         tag_id=tag_id,
         parent=parent,
@@ -630,23 +623,32 @@ def flatten_dom(root, max_nodes: int) -> DomArrays:
     )
 
 
+def _text_nodes(root, n_text: int, truncated: bool) -> tuple[list[str], str] | None:
+    """The ``n_text`` text nodes of ``root`` in document order and their NUL-joined text, read with
+    one ``text(separator=NUL)`` call (the first ``n_text`` of them when the walk was truncated);
+    None when the call does not give one piece per node (an empty text node without data, or a
+    text holding a NUL): the caller reads them one by one."""
+    if not n_text:
+        return [], ""
+    joined = root.text(separator="\x00")
+    text_list = joined.split("\x00")
+    if len(text_list) == n_text:
+        return text_list, joined
+    if truncated and len(text_list) > n_text:
+        text_list = text_list[:n_text]
+        return text_list, "\x00".join(text_list)
+    return None
+
+
 def _flatten_compiled(fast, root, max_nodes: int) -> DomArrays:
     """:func:`flatten_dom` with the node arrays from the compiled walk (``fast.walk``)."""
     tag_id, parent, end, depth, parent_mem, truncated = fast.walk(root.mem_id, max_nodes)
     if tag_id.size == 0:
         return _empty_dom()
-    n_text = int(np.count_nonzero(tag_id == TEXT_TAG_ID))
-    text_list: list[str] = []
-    joined = ""
-    if n_text:
-        joined = root.text(separator="\x00")
-        text_list = joined.split("\x00")
-        if len(text_list) != n_text:
-            if truncated and len(text_list) > n_text:
-                text_list = text_list[:n_text]
-                joined = "\x00".join(text_list)
-            else:  # an empty text node without data, or a text with a NUL: read them one by one
-                return _flatten_slow(root, max_nodes)
+    texts = _text_nodes(root, int(np.count_nonzero(tag_id == TEXT_TAG_ID)), bool(truncated))
+    if texts is None:
+        return _flatten_slow(root, max_nodes)
+    text_list, joined = texts
     dom = DomArrays(
         tag_id=tag_id,
         parent=parent,
