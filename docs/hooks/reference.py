@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import html
+import re
 
 from contentx_udf.cli import PROG, command_parsers
 
@@ -25,8 +26,16 @@ ALSO = {
 
 
 def _cell(text: str) -> str:
-    """Text for one table cell: HTML-escaped, pipes escaped, one line."""
-    return html.escape(" ".join(text.split()), quote=False).replace("|", "\\|")
+    """Help text as one Markdown table cell: one line, pipes escaped; outside `code` spans HTML and
+    Markdown's emphasis, brace (attribute list) and bracket characters escaped, so that
+    ``__label__`` or ``{method, title}`` read as written."""
+    parts = " ".join(text.split()).split("`")
+    for i in range(0, len(parts), 2):  # the even parts are outside code spans
+        plain = html.escape(parts[i], quote=False)
+        parts[i] = re.sub(r"([\\*_{}\[\]])", r"\\\1", plain)
+    if len(parts) % 2 == 0:  # an unpaired backtick: no code span
+        return _cell(text.replace("`", "'"))
+    return "`".join(parts).replace("|", "\\|")
 
 
 def _default(action: argparse.Action) -> str:
@@ -72,6 +81,8 @@ def command_section(name: str, parser: argparse.ArgumentParser) -> str:
 def render() -> str:
     """The whole generated reference: a list of the commands, then one section each."""
     parsers = command_parsers()
+    # the two jobs first: most readers come for their options
+    parsers = {**{n: parsers[n] for n in ALSO if n in parsers}, **parsers}
     out = ["| command | what it does |", "|---|---|"]
     for name, parser in parsers.items():
         summary = (parser.description or "").split(". ")[0].rstrip(".")
