@@ -144,3 +144,30 @@ def test_headline_figures_are_the_manuals():
     assert len(figures) >= 15
     for figure in figures:
         assert figure in manual, figure
+
+
+def _column_table(page: str, heading: str) -> list[tuple[list[str], list[str]]]:
+    """(columns, types) of each row of the first `| column | type |` table after `heading`."""
+    text = (DOCS / page).read_text(encoding="utf-8")
+    lines = text[text.index(heading) :].splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| column | type |"))
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("| `"):
+            break
+        cells = [c.strip() for c in line.strip("|").split(" | ")]
+        columns = re.findall(r"`([a-z_]+)`", cells[0])
+        types = [t.strip().strip("`") for t in cells[1].split(", ")]
+        rows.append((columns, types * len(columns) if len(types) == 1 else types))
+    return rows
+
+
+def test_the_schemas_page_lists_every_column_with_its_type():
+    from contentx_udf.corpus.job import DOCUMENT_COLUMNS
+    from contentx_udf.spark.worker import OUTPUT_COLUMNS
+
+    table = _column_table("schemas.md", "## The extraction table")
+    documented = {c: t for columns, types in table for c, t in zip(columns, types, strict=True)}
+    assert documented == dict(OUTPUT_COLUMNS)
+    corpus = _column_table("schemas.md", "## The corpus")
+    assert [c for columns, _ in corpus for c in columns] == list(DOCUMENT_COLUMNS)
