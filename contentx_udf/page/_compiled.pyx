@@ -21,7 +21,7 @@ from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.ref cimport PyObject
 from libc.stdint cimport int64_t, uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memchr, memcmp, memcpy, memset
 
 import numpy as np
 
@@ -657,3 +657,189 @@ def text_counts(list texts):
         words[i] = count
         stripped[i] = last - first + 1 if first >= 0 else 0
     return words_out, stripped_out
+
+
+# --- the nesting estimate of a page's bytes (document.nesting_within) --------------------
+
+cdef unsigned char _NAME_BYTE[256]
+cdef unsigned char _LOWER[256]
+cdef unsigned char _SPACE_QUOTE[256]
+
+
+cdef void _byte_tables() noexcept:
+    cdef int c
+    for c in range(256):
+        _LOWER[c] = c + 32 if 65 <= c <= 90 else c
+        _NAME_BYTE[c] = (97 <= _LOWER[c] <= 122) or (48 <= c <= 57) or c == 58 or c == 95 or c == 45
+        _SPACE_QUOTE[c] = c == 32 or c == 9 or c == 10 or c == 13 or c == 12 or c == 34 or c == 39
+
+
+_byte_tables()
+
+#: Bytes of a name key (the first NAME_WINDOW lowered bytes of a tag name, zero-padded).
+DEF NAME_KEY = 32
+
+
+cdef struct NameCounts:
+    unsigned char *keys   # capacity * NAME_KEY
+    int64_t *counts
+    unsigned char *used
+    Py_ssize_t capacity
+    Py_ssize_t size
+
+
+cdef inline uint64_t _key_hash(const unsigned char *key) noexcept nogil:
+    cdef uint64_t h = 1469598103934665603ULL
+    cdef int i
+    for i in range(NAME_KEY):
+        h = (h ^ key[i]) * 1099511628211ULL
+    return h
+
+
+cdef int64_t *_count_slot(NameCounts *t, const unsigned char *key) except NULL:
+    """The open-element count of the name ``key`` (a new zero slot when unseen; grows the table)."""
+    cdef Py_ssize_t i, j, old_capacity
+    cdef unsigned char *old_keys
+    cdef int64_t *old_counts
+    cdef unsigned char *old_used
+    if 2 * (t.size + 1) > t.capacity:
+        old_keys, old_counts, old_used, old_capacity = t.keys, t.counts, t.used, t.capacity
+        t.capacity = old_capacity * 2 if old_capacity else 256
+        t.keys = <unsigned char *> malloc(t.capacity * NAME_KEY)
+        t.counts = <int64_t *> malloc(t.capacity * sizeof(int64_t))
+        t.used = <unsigned char *> malloc(t.capacity)
+        if t.keys == NULL or t.counts == NULL or t.used == NULL:
+            raise MemoryError()
+        for i in range(t.capacity):
+            t.used[i] = 0
+        for i in range(old_capacity):
+            if old_used[i]:
+                j = <Py_ssize_t> (_key_hash(old_keys + i * NAME_KEY) & <uint64_t> (t.capacity - 1))
+                while t.used[j]:
+                    j = (j + 1) & (t.capacity - 1)
+                t.used[j] = 1
+                memcpy(t.keys + j * NAME_KEY, old_keys + i * NAME_KEY, NAME_KEY)
+                t.counts[j] = old_counts[i]
+        free(old_keys); free(old_counts); free(old_used)
+    j = <Py_ssize_t> (_key_hash(key) & <uint64_t> (t.capacity - 1))
+    while t.used[j]:
+        if memcmp(t.keys + j * NAME_KEY, key, NAME_KEY) == 0:
+            return &t.counts[j]
+        j = (j + 1) & (t.capacity - 1)
+    t.used[j] = 1
+    memcpy(t.keys + j * NAME_KEY, key, NAME_KEY)
+    t.counts[j] = 0
+    t.size += 1
+    return &t.counts[j]
+
+
+cdef inline bint _in_sorted(const uint64_t[::1] keys, uint64_t key) noexcept nogil:
+    cdef Py_ssize_t lo = 0, hi = keys.shape[0], mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if keys[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < keys.shape[0] and keys[lo] == key
+
+
+def nesting_within(
+    const unsigned char[::1] data,
+    Py_ssize_t max_depth,
+    const uint64_t[::1] uncounted_keys,
+    const uint64_t[::1] svg_leaf_keys,
+    list svg_long_rows,
+    uint64_t svg_key,
+):
+    """:func:`~contentx_udf.page.document.nesting_within` in one pass over the bytes: the same tag
+    tokens, names, self-closed SVG leaves and per-name depth counts floored at zero, walked in
+    order instead of as numpy arrays (``uncounted_keys`` and ``svg_leaf_keys``: sorted 8-byte
+    name keys; ``svg_long_rows``: the longer SVG leaf names as NAME_KEY-byte rows; ``svg_key``:
+    the key of ``svg``)."""
+    cdef Py_ssize_t n = data.shape[0]
+    if n == 0:
+        return True
+    cdef const unsigned char *buf = &data[0]
+    cdef Py_ssize_t last = n - 1, p = 0, na, gt = -1, prev_gt = -2, length, i, j, full_length
+    cdef bint closing, real, counted, leaf_name, namespaced, ends_closed, leaf_closed, opens_svg
+    cdef bint long_name, long_leaf, svg_open_before = False, is_leaf
+    cdef unsigned char key[NAME_KEY]
+    cdef uint64_t short_key
+    cdef int64_t total = 0, depth
+    cdef int64_t *slot
+    cdef const unsigned char *found
+    cdef NameCounts table
+    table.keys = NULL; table.counts = NULL; table.used = NULL; table.capacity = 0; table.size = 0
+    cdef bytes row
+    cdef list long_rows = [bytes(r) for r in svg_long_rows]
+    try:
+        while p < n:
+            found = <const unsigned char *> memchr(buf + p, 60, n - p)  # "<"
+            if found == NULL:
+                break
+            p = found - buf
+            closing = p < last and buf[p + 1] == 47  # "/"
+            na = p + 1 + closing
+            p += 1
+            if na > last or not (97 <= _LOWER[buf[na]] <= 122):
+                continue  # no tag token
+            # the token runs to the next ">"; a "<" before it belongs to the previous token
+            if gt < na:
+                found = <const unsigned char *> memchr(buf + na, 62, n - na)  # ">"
+                gt = (found - buf) if found != NULL else n
+            real = gt < n and gt != prev_gt
+            prev_gt = gt
+            # the lowered name: its first NAME_KEY bytes, zero-padded
+            memset(key, 0, NAME_KEY)
+            length = 0
+            while length < NAME_KEY and na + length < n and _NAME_BYTE[buf[na + length]]:
+                key[length] = _LOWER[buf[na + length]]
+                length += 1
+            full_length = length
+            namespaced = memchr(key, 58, 9 if length > 9 else length) != NULL  # ":" in 9 letters
+            long_name = full_length >= NAME_KEY
+            if length <= 8:
+                short_key = 0
+                for i in range(8):  # (little-endian, as numpy's view("<u8"))
+                    short_key |= (<uint64_t> key[i]) << (8 * i)
+                counted = real and not _in_sorted(uncounted_keys, short_key)
+                leaf_name = _in_sorted(svg_leaf_keys, short_key)
+                long_leaf = False
+            else:
+                short_key = 0
+                counted = real
+                row = PyBytes_FromStringAndSize(<const char *> key, NAME_KEY)
+                long_leaf = row in long_rows
+                leaf_name = long_leaf
+            ends_closed = real and buf[gt - 1] == 47
+            leaf_closed = (not closing) and ends_closed and (
+                _SPACE_QUOTE[buf[gt - 2]] or (length <= 8 and gt - 1 == na + length)
+            )
+            opens_svg = real and not closing and length == 3 and short_key == svg_key and not ends_closed
+            # a self-closed SVG leaf inside <svg>: the last token before it that is no leaf opens one
+            is_leaf = leaf_name or namespaced or not real
+            if is_leaf and leaf_closed and real and svg_open_before:
+                counted = False
+            if not is_leaf:
+                svg_open_before = opens_svg
+            if not counted:
+                continue
+            if closing and long_name:
+                depth = total  # (an end tag of a long name never lowers the estimate)
+            else:
+                slot = _count_slot(&table, key)
+                if closing:
+                    depth = total
+                    if slot[0] > 0:
+                        slot[0] -= 1
+                        total -= 1
+                else:
+                    slot[0] += 1
+                    total += 1
+                    depth = total
+            if depth > max_depth:
+                return False
+        return True
+    finally:
+        free(table.keys); free(table.counts); free(table.used)

@@ -267,6 +267,7 @@ _SVG_LEAF_KEYS = np.array(sorted(_name_key(n) for n in SVG_LEAF_TAGS if len(n) <
 _SVG_LONG_LEAF_ROWS = np.array(
     [n.encode().ljust(NAME_WINDOW, b"\0") for n in SVG_LEAF_TAGS if len(n) > 8], dtype=f"V{NAME_WINDOW}"
 )
+_SVG_LONG_LEAF_LIST = _SVG_LONG_LEAF_ROWS.tolist()  # (as bytes, for the compiled pass)
 _SVG_KEY = np.uint64(_name_key("svg"))
 #: Tags not counted by :func:`bound_nesting`, as 8 little-endian bytes (all are <= 8 long).
 _UNCOUNTED_KEYS = np.array(
@@ -278,6 +279,16 @@ _UNCOUNTED_KEYS = np.array(
 def nesting_within(data: bytes, max_depth: int) -> bool:
     """True when :func:`bound_nesting` would drop nothing from the page whose UTF-8 bytes are
     ``data``: the same tag tokens and depth estimate, found with numpy instead of a regex."""
+    fast = compiled.module()
+    if fast is not None:  # (one memchr pass: no separate count of "<" first)
+        return fast.nesting_within(
+            data, max_depth, _UNCOUNTED_KEYS, _SVG_LEAF_KEYS, _SVG_LONG_LEAF_LIST, int(_SVG_KEY)
+        )
+    return _nesting_within_numpy(data, max_depth)
+
+
+def _nesting_within_numpy(data: bytes, max_depth: int) -> bool:
+    """:func:`nesting_within` with numpy (the reference of the compiled pass)."""
     buf = np.frombuffer(data, dtype=np.uint8)
     opens = np.flatnonzero(buf == ord("<"))
     if opens.size <= max_depth:
