@@ -46,6 +46,8 @@ cdef node_step_f _first_attribute = NULL
 cdef node_step_f _next_attribute = NULL
 cdef attr_str_f _attr_name = NULL
 cdef attr_str_f _attr_value = NULL
+ctypedef void (*node_remove_f)(void *) noexcept nogil
+cdef node_remove_f _node_remove = NULL
 
 #: Lexbor tag ids of text nodes and comments (``LXB_TAG__TEXT``, ``LXB_TAG__EM_COMMENT``).
 cdef uintptr_t TEXT_TAG = 2
@@ -82,6 +84,11 @@ def bind(str library_path):
     _attr_name = <attr_str_f> found[6]
     _attr_value = <attr_str_f> found[7]
     _node_type = <node_tag_f> found[8]
+    global _node_remove
+    cdef void *remove = dlsym(handle, b"lxb_dom_node_remove")
+    if remove == NULL:
+        raise OSError("selectolax's extension does not export lxb_dom_node_remove")
+    _node_remove = <node_remove_f> remove
 
 
 cdef inline void *_next_in_order(void *node, void *root) noexcept nogil:
@@ -843,3 +850,170 @@ def nesting_within(
         return True
     finally:
         free(table.keys); free(table.counts); free(table.used)
+
+
+# --- cleaning: the removed tags and the hidden elements (document._remove_unseen) ----------
+
+
+cdef bint _ascii_equal_nocase(const unsigned char *a, size_t n, const char *lower_b, size_t m) noexcept nogil:
+    cdef size_t i
+    if n != m:
+        return False
+    for i in range(n):
+        if _LOWER[a[i]] != <unsigned char> lower_b[i]:
+            return False
+    return True
+
+
+cdef bint _contains_nocase(const unsigned char *hay, size_t n, const char *lower_needle, size_t m) noexcept nogil:
+    """``[attr*="needle" i]``: an ASCII case-insensitive substring (Lexbor folds ASCII only)."""
+    cdef size_t i, j
+    if m > n:
+        return False
+    for i in range(n - m + 1):
+        j = 0
+        while j < m and _LOWER[hay[i + j]] == <unsigned char> lower_needle[j]:
+            j += 1
+        if j == m:
+            return True
+    return False
+
+
+#: The hidden-element selector's substrings of ``style`` (document.HIDDEN_SELECTOR).
+cdef const char *HIDDEN_STYLES[4]
+HIDDEN_STYLES[0] = b"display:none"
+HIDDEN_STYLES[1] = b"display: none"
+HIDDEN_STYLES[2] = b"visibility:hidden"
+HIDDEN_STYLES[3] = b"visibility: hidden"
+cdef size_t HIDDEN_STYLE_LENGTHS[4]
+HIDDEN_STYLE_LENGTHS[:] = [12, 13, 17, 18]
+
+#: What :func:`unseen` found for an element.
+DEF UNSEEN_NO = 0
+DEF UNSEEN_YES = 1
+DEF UNSEEN_ASK = 2  # (a case the compiled look-up does not decide: the Python path runs)
+
+
+cdef int _hidden_match(void *node) noexcept nogil:
+    """Whether the element matches document.HIDDEN_SELECTOR: ``[hidden]``, a ``style`` holding
+    one of HIDDEN_STYLES (ASCII case-insensitive), ``[type="hidden"]`` (exact; another case of
+    "hidden" is UNSEEN_ASK: Lexbor folds it on HTML elements only); an attribute name that equals
+    one of those only when case is folded is UNSEEN_ASK too."""
+    cdef void *attr = _first_attribute(node)
+    cdef const unsigned char *name
+    cdef const unsigned char *value
+    cdef size_t length, value_length
+    cdef int k, found = UNSEEN_NO
+    while attr != NULL:
+        name = _attr_name(attr, &length)
+        if name != NULL:
+            if length == 6 and memcmp(name, b"hidden", 6) == 0:
+                return UNSEEN_YES
+            if length == 5 and memcmp(name, b"style", 5) == 0:
+                value = _attr_value(attr, &value_length)
+                if value != NULL:
+                    for k in range(4):
+                        if _contains_nocase(value, value_length, HIDDEN_STYLES[k], HIDDEN_STYLE_LENGTHS[k]):
+                            return UNSEEN_YES
+            elif length == 4 and memcmp(name, b"type", 4) == 0:
+                value = _attr_value(attr, &value_length)
+                if value != NULL and _ascii_equal_nocase(value, value_length, b"hidden", 6):
+                    if memcmp(value, b"hidden", 6) == 0:
+                        return UNSEEN_YES
+                    found = UNSEEN_ASK
+            elif (
+                _ascii_equal_nocase(name, length, b"hidden", 6)
+                or _ascii_equal_nocase(name, length, b"style", 5)
+                or _ascii_equal_nocase(name, length, b"type", 4)
+            ):
+                found = UNSEEN_ASK
+        attr = _next_attribute(attr)
+    return found
+
+
+cdef void _remove_deep(void *root) noexcept nogil:
+    """Unlink ``root`` and every node under it, children first (selectolax's ``decompose``)."""
+    cdef void *node = root
+    cdef void *tmp
+    while node != NULL:
+        tmp = _first_child(node)
+        if tmp != NULL:
+            node = tmp
+            continue
+        while node != root and _next_sibling(node) == NULL:
+            tmp = _parent(node)
+            _node_remove(node)
+            node = tmp
+        if node == root:
+            _node_remove(node)
+            break
+        tmp = _next_sibling(node)
+        _node_remove(node)
+        node = tmp
+
+
+def remove_unseen(size_t body_address, size_t head_address, const unsigned char[::1] removed_tag, uintptr_t div_tag):
+    """Cleaning under ``<body>`` (itself included), as
+    :func:`~contentx_udf.page.document._remove_unseen` does it with Lexbor's CSS engine: the
+    elements whose tag id is marked in ``removed_tag`` and those matching the hidden-element
+    selector are unlinked, later ones first.  Returns how many, or None (and changes nothing)
+    when one of them needs the Python path: a hidden element that a script may show (within two
+    levels of ``<body>``, or a ``<div hidden>`` with an ``id``; see ``_shown_by_script``),
+    ``<body>`` or ``<head>`` itself, or a case the look-up leaves to Lexbor (UNSEEN_ASK)."""
+    if _first_child == NULL or _node_remove == NULL:
+        raise OSError("bind() was not called")
+    cdef void *root = <void *> body_address
+    cdef void *node = root
+    cdef void *up
+    cdef void *attr
+    cdef const unsigned char *name
+    cdef uintptr_t tag
+    cdef int match, levels
+    cdef size_t length
+    cdef bint has_id, has_hidden
+    cdef Py_ssize_t i
+    cdef Grow found
+    _init(&found)
+    cdef Py_ssize_t n_removed = removed_tag.shape[0]
+    try:
+        while node != NULL:
+            if _node_type(node) == ELEMENT_NODE:
+                tag = _tag_id(node)
+                if <Py_ssize_t> tag < n_removed and removed_tag[tag]:
+                    match = UNSEEN_YES
+                    if node == root or <size_t> node == head_address:
+                        return None
+                else:
+                    match = _hidden_match(node)
+                    if match == UNSEEN_ASK:
+                        return None
+                    if match == UNSEEN_YES:
+                        if node == root or <size_t> node == head_address:
+                            return None
+                        up = _parent(node)
+                        levels = 1
+                        while up != NULL and up != root and levels < 2:
+                            up = _parent(up)
+                            levels += 1
+                        if up == root:  # (within two levels of <body>: its text decides)
+                            return None
+                        if tag == div_tag:
+                            has_id = has_hidden = False
+                            attr = _first_attribute(node)
+                            while attr != NULL:
+                                name = _attr_name(attr, &length)
+                                if name != NULL and length == 2 and memcmp(name, b"id", 2) == 0:
+                                    has_id = True
+                                elif name != NULL and length == 6 and memcmp(name, b"hidden", 6) == 0:
+                                    has_hidden = True
+                                attr = _next_attribute(attr)
+                            if has_id and has_hidden:
+                                return None
+                if match == UNSEEN_YES:
+                    _push(&found, <int64_t> <uintptr_t> node)
+            node = _next_in_order(node, root)
+        for i in range(found.size - 1, -1, -1):
+            _remove_deep(<void *> <uintptr_t> found.data[i])
+        return found.size
+    finally:
+        free(found.data)

@@ -214,6 +214,39 @@ def _shown_by_script(node, body, body_chars) -> bool:
     return chars >= HIDDEN_CONTENT_MIN_CHARS and chars > HIDDEN_CONTENT_SHARE * body_chars()
 
 
+#: Lexbor tag ids of REMOVED_TAGS as a table by tag id (the compiled cleaning reads it).
+def _removed_tag_table() -> np.ndarray | None:
+    """1 at the Lexbor tag id of each of REMOVED_TAGS (read from a parsed sample); None when one
+    is not found (the compiled cleaning then stays off)."""
+    sample = "<html><head></head><body>" + "".join(f"<{t}></{t}>" for t in REMOVED_TAGS) + "</body></html>"
+    ids = {node.tag: node.tag_id for node in LexborHTMLParser(sample).root.traverse()}
+    if not all(t in ids for t in REMOVED_TAGS):
+        return None
+    table = np.zeros(max(ids[t] for t in REMOVED_TAGS) + 1, dtype=np.uint8)
+    table[[ids[t] for t in REMOVED_TAGS]] = 1
+    return table
+
+
+_REMOVED_TAG_TABLE = _removed_tag_table()
+_DIV_TAG_ID = int(tag_ids(["div"])[0])
+
+
+def _clean(tree) -> int:
+    """Cleaning: the removed tags and hidden elements under ``<body>`` (or the whole tree without
+    one) removed; the compiled pass when it decides alone, else :func:`_remove_unseen`.  Returns
+    how many hidden elements were kept."""
+    body = tree.body
+    fast = compiled.module()
+    if fast is not None and body is not None and _REMOVED_TAG_TABLE is not None:
+        head = tree.head
+        removed = fast.remove_unseen(
+            body.mem_id, head.mem_id if head is not None else 0, _REMOVED_TAG_TABLE, _DIV_TAG_ID
+        )
+        if removed is not None:
+            return 0
+    return _remove_unseen(body if body is not None else tree, body)
+
+
 def _remove_unseen(scope, body) -> int:
     """Remove the removed tags and the hidden elements under ``scope`` (later nodes first, so no
     node is removed after its subtree was freed), except hidden page content that a script shows
@@ -802,8 +835,7 @@ class Document:
         # Only <body> is ever read (or the whole tree when there is none): one selector walk
         # there finds the removed tags and the hidden elements (<body> itself included); the
         # later nodes (descendants) go first, so no node is removed after its subtree was freed.
-        scope = tree.body if tree.body is not None else tree
-        kept_hidden = _remove_unseen(scope, tree.body)
+        kept_hidden = _clean(tree)
         if kept_hidden:
             notes["kept_hidden_content"] = float(kept_hidden)
         if tree.body is None and tree.head is not None:  # a hidden <body> was removed

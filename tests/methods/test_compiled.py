@@ -10,10 +10,12 @@ import random
 from pathlib import Path
 
 import pytest
+from selectolax.lexbor import LexborHTMLParser
 
 from contentx_udf import extract
 from contentx_udf.evaluation import load_gold
 from contentx_udf.page import compiled
+from contentx_udf.page.document import _DIV_TAG_ID, _REMOVED_TAG_TABLE
 
 from ..helpers import ARTICLE, NAV
 from .compiled_check import compiled_passes, differences
@@ -55,6 +57,53 @@ def test_pages_without_body_text_or_with_noscript_view():
     ]
     for page in pages:
         assert differences(page) == []
+
+
+#: Pages at the edges of the compiled cleaning: hidden elements it decides alone and those it
+#: leaves to the Python path (near <body>, React's streamed parts, a hidden <body>), the case
+#: rules of Lexbor's attribute selectors, nested and foreign-content matches.
+CLEANING = [
+    "<html><head><script>x</script></head><body>"
+    "<div><div><div hidden><p>deep hidden</p></div><p style='COLOR:red;DISPLAY: NONE'>y</p>"
+    "<input TYPE='hidden'><svg><rect type='hidden'/><rect style='display:none'/></svg>"
+    "<span sTyle='visibility:Hidden'>s</span><p style='display:block'>shown</p>"
+    "<noscript><div hidden><p>in noscript</p></div></noscript><template><p>t</p></template>"
+    "<math><mi hidden>m</mi></math><p data-hidden='1' class='hidden'>kept</p>"
+    "<div style='display:none'><script>a</script><div hidden>b</div></div></div></div>"
+    + "".join(f"<p>{p}</p>" for p in ARTICLE)
+    + "</body></html>",
+    "<html><body><div hidden><p>" + " ".join(ARTICLE * 3) + "</p></div><p>Short</p></body></html>",
+    "<html><body><div><div style='display:none'><p>" + " ".join(ARTICLE) + "</p></div></div></body></html>",
+    "<html><body><main><div><div hidden id='S:1'><p>" + " ".join(ARTICLE) + "</p></div></div></main>"
+    "<p>x</p></body></html>",
+    "<html><body hidden><p>" + " ".join(ARTICLE) + "</p></body></html>",
+    "<html><body><iframe src='x'></iframe><object><p>o</p></object><embed><canvas>c</canvas>"
+    "<applet>a</applet><style>p{}</style><p>text</p></body></html>",
+    "<p>no body tag <script>x</script><span hidden>h</span></p>",
+    "<html><body><div><div><input type='HIDDEN' value='a'><svg><rect type='HIDDEN'/></svg>"
+    "</div></div><p>text</p></body></html>",
+]
+
+
+@pytest.mark.parametrize("page", range(len(CLEANING)))
+def test_cleaning_same_as_python(page):
+    assert differences(CLEANING[page].encode()) == []
+
+
+def test_the_compiled_cleaning_decides_alone_where_it_can():
+    """The first page (hidden elements three levels deep and more) and the plain one are cleaned
+    by the compiled pass alone; the others go to the Python path, each for its reason."""
+    fast = compiled.module()
+    if fast is None:
+        pytest.skip(compiled.status())
+    decided = []
+    for page in CLEANING:
+        tree = LexborHTMLParser(page.encode())
+        head = tree.head.mem_id if tree.head is not None else 0
+        if tree.body is not None:
+            decided.append(fast.remove_unseen(tree.body.mem_id, head, _REMOVED_TAG_TABLE, _DIV_TAG_ID))
+    assert decided[0] == 15 and decided[5] == 6
+    assert decided[1:5] == [None] * 4 and decided[6:] == [None, None]
 
 
 def test_outputs_the_same_either_way():
