@@ -48,6 +48,8 @@ cdef attr_str_f _attr_name = NULL
 cdef attr_str_f _attr_value = NULL
 ctypedef void (*node_remove_f)(void *) noexcept nogil
 cdef node_remove_f _node_remove = NULL
+ctypedef unsigned char *(*text_content_f)(void *, size_t *) noexcept nogil
+cdef text_content_f _text_content = NULL
 
 #: Lexbor tag ids of text nodes and comments (``LXB_TAG__TEXT``, ``LXB_TAG__EM_COMMENT``).
 cdef uintptr_t TEXT_TAG = 2
@@ -89,6 +91,11 @@ def bind(str library_path):
     if remove == NULL:
         raise OSError("selectolax's extension does not export lxb_dom_node_remove")
     _node_remove = <node_remove_f> remove
+    global _text_content
+    cdef void *text_content = dlsym(handle, b"lxb_dom_node_text_content")
+    if text_content == NULL:
+        raise OSError("selectolax's extension does not export lxb_dom_node_text_content")
+    _text_content = <text_content_f> text_content
 
 
 cdef inline void *_next_in_order(void *node, void *root) noexcept nogil:
@@ -952,25 +959,36 @@ cdef void _remove_deep(void *root) noexcept nogil:
         node = tmp
 
 
-def remove_unseen(size_t body_address, size_t head_address, const unsigned char[::1] removed_tag, uintptr_t div_tag):
+def remove_unseen(
+    size_t body_address,
+    size_t head_address,
+    const unsigned char[::1] removed_tag,
+    uintptr_t div_tag,
+    Py_ssize_t near_depth,
+    size_t min_chars,
+):
     """Cleaning under ``<body>`` (itself included), as
     :func:`~contentx_udf.page.document._remove_unseen` does it with Lexbor's CSS engine: the
     elements whose tag id is marked in ``removed_tag`` and those matching the hidden-element
     selector are unlinked, later ones first.  Returns how many, or None (and changes nothing)
-    when one of them needs the Python path: a hidden element that a script may show (within two
-    levels of ``<body>``, or a ``<div hidden>`` with an ``id``; see ``_shown_by_script``),
-    ``<body>`` or ``<head>`` itself, or a case the look-up leaves to Lexbor (UNSEEN_ASK)."""
-    if _first_child == NULL or _node_remove == NULL:
+    when one of them needs the Python path: a hidden element that a script may show
+    (``_shown_by_script``: within ``near_depth`` levels of ``<body>`` with ``min_chars`` bytes of
+    text or more, which may be that many characters, or a ``<div hidden>`` whose ``id`` starts
+    with "S:"), ``<body>`` or ``<head>`` itself, or a case the look-up leaves to Lexbor
+    (UNSEEN_ASK).  (Lexbor's copy of a near element's text stays in the document's arena until
+    the document is freed.)"""
+    if _first_child == NULL or _node_remove == NULL or _text_content == NULL:
         raise OSError("bind() was not called")
     cdef void *root = <void *> body_address
     cdef void *node = root
     cdef void *up
     cdef void *attr
     cdef const unsigned char *name
+    cdef const unsigned char *value
     cdef uintptr_t tag
     cdef int match, levels
-    cdef size_t length
-    cdef bint has_id, has_hidden
+    cdef size_t length, value_length, text_length
+    cdef bint react_id, has_hidden
     cdef Py_ssize_t i
     cdef Grow found
     _init(&found)
@@ -990,24 +1008,29 @@ def remove_unseen(size_t body_address, size_t head_address, const unsigned char[
                     if match == UNSEEN_YES:
                         if node == root or <size_t> node == head_address:
                             return None
-                        up = _parent(node)
-                        levels = 1
-                        while up != NULL and up != root and levels < 2:
-                            up = _parent(up)
-                            levels += 1
-                        if up == root:  # (within two levels of <body>: its text decides)
-                            return None
-                        if tag == div_tag:
-                            has_id = has_hidden = False
+                        if tag == div_tag:  # React's streamed part: <div hidden id="S:n">
+                            react_id = has_hidden = False
                             attr = _first_attribute(node)
                             while attr != NULL:
                                 name = _attr_name(attr, &length)
                                 if name != NULL and length == 2 and memcmp(name, b"id", 2) == 0:
-                                    has_id = True
+                                    value = _attr_value(attr, &value_length)
+                                    react_id = (
+                                        value != NULL and value_length >= 2 and value[0] == 83 and value[1] == 58
+                                    )
                                 elif name != NULL and length == 6 and memcmp(name, b"hidden", 6) == 0:
                                     has_hidden = True
                                 attr = _next_attribute(attr)
-                            if has_id and has_hidden:
+                            if react_id and has_hidden:
+                                return None
+                        up = _parent(node)
+                        levels = 1
+                        while up != NULL and up != root and levels < near_depth:
+                            up = _parent(up)
+                            levels += 1
+                        if up == root:  # near <body>: kept when it holds most of the text
+                            text_length = 0
+                            if _text_content(node, &text_length) != NULL and text_length >= min_chars:
                                 return None
                 if match == UNSEEN_YES:
                     _push(&found, <int64_t> <uintptr_t> node)

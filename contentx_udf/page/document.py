@@ -240,7 +240,12 @@ def _clean(tree) -> int:
     if fast is not None and body is not None and _REMOVED_TAG_TABLE is not None:
         head = tree.head
         removed = fast.remove_unseen(
-            body.mem_id, head.mem_id if head is not None else 0, _REMOVED_TAG_TABLE, _DIV_TAG_ID
+            body.mem_id,
+            head.mem_id if head is not None else 0,
+            _REMOVED_TAG_TABLE,
+            _DIV_TAG_ID,
+            HIDDEN_CONTENT_DEPTH,
+            HIDDEN_CONTENT_MIN_CHARS,
         )
         if removed is not None:
             return 0

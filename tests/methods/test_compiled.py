@@ -15,7 +15,12 @@ from selectolax.lexbor import LexborHTMLParser
 from contentx_udf import extract
 from contentx_udf.evaluation import load_gold
 from contentx_udf.page import compiled
-from contentx_udf.page.document import _DIV_TAG_ID, _REMOVED_TAG_TABLE
+from contentx_udf.page.document import (
+    _DIV_TAG_ID,
+    _REMOVED_TAG_TABLE,
+    HIDDEN_CONTENT_DEPTH,
+    HIDDEN_CONTENT_MIN_CHARS,
+)
 
 from ..helpers import ARTICLE, NAV
 from .compiled_check import compiled_passes, differences
@@ -82,6 +87,15 @@ CLEANING = [
     "<p>no body tag <script>x</script><span hidden>h</span></p>",
     "<html><body><div><div><input type='HIDDEN' value='a'><svg><rect type='HIDDEN'/></svg>"
     "</div></div><p>text</p></body></html>",
+    # near <body>: 499 bytes of hidden text are too few to be the page; 600 bytes (300 characters)
+    # may be, so the Python path measures them
+    "<html><body><div style='display:none'>" + "x" * 499 + "</div><p>Short</p></body></html>",
+    "<html><body><div style='display:none'>" + "é" * 300 + "</div><p>Short</p></body></html>",
+    # three levels deep: only React's streamed parts ("S:" ids) are left to the Python path
+    "<html><body><main><section><div hidden id='Sx'><p>" + " ".join(ARTICLE) + "</p></div></section>"
+    "</main></body></html>",
+    "<html><body><main><section><div hidden id='S:12'><p>" + " ".join(ARTICLE) + "</p></div></section>"
+    "</main></body></html>",
 ]
 
 
@@ -91,8 +105,8 @@ def test_cleaning_same_as_python(page):
 
 
 def test_the_compiled_cleaning_decides_alone_where_it_can():
-    """The first page (hidden elements three levels deep and more) and the plain one are cleaned
-    by the compiled pass alone; the others go to the Python path, each for its reason."""
+    """Pages cleaned by the compiled pass alone (hidden elements three levels deep and more, short
+    hidden texts near <body>) and pages it leaves to the Python path, each for its reason."""
     fast = compiled.module()
     if fast is None:
         pytest.skip(compiled.status())
@@ -101,9 +115,17 @@ def test_the_compiled_cleaning_decides_alone_where_it_can():
         tree = LexborHTMLParser(page.encode())
         head = tree.head.mem_id if tree.head is not None else 0
         if tree.body is not None:
-            decided.append(fast.remove_unseen(tree.body.mem_id, head, _REMOVED_TAG_TABLE, _DIV_TAG_ID))
-    assert decided[0] == 15 and decided[5] == 6
-    assert decided[1:5] == [None] * 4 and decided[6:] == [None, None]
+            decided.append(
+                fast.remove_unseen(
+                    tree.body.mem_id,
+                    head,
+                    _REMOVED_TAG_TABLE,
+                    _DIV_TAG_ID,
+                    HIDDEN_CONTENT_DEPTH,
+                    HIDDEN_CONTENT_MIN_CHARS,
+                )
+            )
+    assert decided == [15, None, None, None, None, 6, 2, None, 1, None, 1, None]
 
 
 def test_outputs_the_same_either_way():
