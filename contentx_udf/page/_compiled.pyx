@@ -1040,3 +1040,29 @@ def remove_unseen(
         return found.size
     finally:
         free(found.data)
+
+
+# --- searching the page's UTF-8 bytes ------------------------------------------------------
+
+cdef extern from "<string.h>" nogil:
+    void *memmem(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length)
+
+
+def find_all(const unsigned char[::1] data, bytes needle):
+    """The start of every occurrence of ``needle`` in ``data`` (overlapping ones too), in order:
+    glibc's ``memmem``, several times faster than ``bytes.find`` on HTML, where the needle's
+    first and last characters ("<", "t") are everywhere."""
+    cdef Py_ssize_t n = data.shape[0], m = len(needle), pos = 0
+    cdef const unsigned char *start
+    cdef const unsigned char *found
+    out = []
+    if n == 0 or m == 0:
+        return out
+    start = &data[0]
+    while pos + m <= n:
+        found = <const unsigned char *> memmem(start + pos, n - pos, <const char *> needle, m)
+        if found == NULL:
+            break
+        out.append(found - start)
+        pos = found - start + 1
+    return out

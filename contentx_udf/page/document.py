@@ -276,6 +276,15 @@ _BLOCK_END = np.array(["\x00"], dtype=object)
 _CLEAN_SELECTOR = ", ".join(REMOVED_TAGS) + ", " + HIDDEN_SELECTOR
 
 
+def _encode(text: str) -> tuple[bytes, bool]:
+    """``text.encode("utf-8", "ignore")`` and whether that is ``text``'s exact encoding (lone
+    surrogates are dropped)."""
+    try:
+        return text.encode("utf-8"), True
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "ignore"), False
+
+
 def _utf8_input(html: str | bytes, decoded) -> bytes | None:
     """The page bytes when they are exactly the UTF-8 encoding of the decoded text."""
     if isinstance(html, bytes) and decoded.encoding == "utf-8" and not decoded.replaced:
@@ -803,6 +812,10 @@ class Document:
     html: str = field(default="", repr=False)
     #: The page's address when the caller knows it (``WARC-Target-URI``).
     url: str | None = None
+    #: ``html`` in UTF-8 (what Lexbor parsed) when it is exactly that: searched instead of
+    #: ``html`` with the compiled ``find_all`` (most pages' ``str`` is UCS-2 or UCS-4, where
+    #: ``str.find`` is slow).
+    utf8: bytes | None = field(default=None, repr=False)
 
     @classmethod
     def parse(
@@ -827,13 +840,14 @@ class Document:
             notes["cut_chars"] = float(len(text) - limits.max_chars)
             text = text[: limits.max_chars]
             data = None
+        exact = True  # (data is the UTF-8 of text)
         if data is None:
-            data = text.encode("utf-8", "ignore")  # what Lexbor would be given for ``text``
+            data, exact = _encode(text)  # what Lexbor would be given for ``text``
         if not nesting_within(data, limits.max_depth):
             text, dropped = bound_nesting(text, limits.max_depth)
             if dropped:
                 notes["dropped_deep_tags"] = float(dropped)
-                data = text.encode("utf-8", "ignore")
+                data, exact = _encode(text)
         tree = LexborHTMLParser(data)
         title_node = tree.css_first("title")
         title = " ".join(title_node.text().split()) if title_node is not None else None
@@ -853,6 +867,7 @@ class Document:
             notes=notes,
             html=text,
             url=url,
+            utf8=data if exact else None,
         )
 
     @cached_property

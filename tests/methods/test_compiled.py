@@ -199,3 +199,37 @@ def test_keyword_bits_of_the_compiled_look_up_equal_the_python_rules():
     expected = [bf._text_bits(v.strip() and v) for v in CLASS_VALUES]
     assert [int(b) for b in bits[divs]] == expected
     assert expected[0] and expected[12]  # (the look-up finds something: nav, comment)
+
+
+SEARCHED = [
+    "<html><body><noscript><p>a</p></noscript><NOSCRIPT class=x>B</NOSCRIPT><noscript>"
+    "<p>é “quoted” 😀</p></noscript><NoScript>mixed</NoScript><noscript>unclosed</body></html>",
+    "<noscript",
+    "<noscript>no end",
+    "<noscript >x</noscript><noscript>y</noscript></noscript>",
+    '<script type="application/ld+json">{"@type":"NewsArticle","x":{"@type" :\u00a0["Person"]}}'
+    '"@type"@type":"Product"</script>',
+    '{"@type": "https://schema.org/Recipe"} {"@type":\u2028"Event"} "@type":"",',
+    "",
+]
+
+
+def test_searches_in_the_utf8_bytes_find_what_str_searches_find():
+    from contentx_udf.methods.block_features import _jsonld_types
+    from contentx_udf.methods.blocks import noscript_html
+    from contentx_udf.page.document import Document
+
+    pages = [p.encode() for p in SEARCHED]
+    if (SHARED / "scrapinghub").exists():
+        pages += [p.html for p in load_gold(SHARED / "scrapinghub")]
+    with_noscript = with_types = 0
+    for page in pages:
+        doc = Document.parse(page)
+        assert doc.utf8 is not None and doc.utf8.decode("utf-8") == doc.html
+        inner = noscript_html(doc.html, doc.utf8)
+        assert inner == noscript_html(doc.html)
+        types = _jsonld_types(doc.html, doc.utf8)
+        assert types == _jsonld_types(doc.html)
+        with_noscript += bool(inner)
+        with_types += bool(types)
+    assert with_noscript >= 3 and with_types >= 2
