@@ -11,11 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contentx_udf import METHODS, extract, extract_all
+from contentx_udf.page import compiled
 from contentx_udf.page.document import (
     DEFAULT_LIMITS,
     Document,
     Limits,
     _flatten_slow,
+    _nesting_within_numpy,
     bound_nesting,
     flatten_dom,
     nesting_within,
@@ -320,6 +322,27 @@ def tag_soup(draw):
 @given(tag_soup(), st.sampled_from([0, 1, 3, 10, 40]))
 def test_nesting_check_on_bytes_agrees_with_the_regex_bound(html, max_depth):
     assert nesting_within(html.encode(), max_depth) == (bound_nesting(html, max_depth)[1] == 0)
+
+
+@FAST
+@given(tag_soup(), st.sampled_from([0, 1, 3, 10, 40]))
+def test_nesting_check_compiled_equals_numpy_on_tag_soup(html, max_depth):
+    data = html.encode()
+    assert nesting_within(data, max_depth) == _nesting_within_numpy(data, max_depth)
+
+
+def test_nesting_check_compiled_equals_numpy_on_real_pages():
+    """All 181 scrapinghub pages at depths where some are too deep and some are not."""
+    if compiled.module() is None:
+        pytest.skip(compiled.status())
+    outcomes = []
+    for path in sorted(DEVSET.glob("html/*.html.gz")):
+        data = gzip.decompress(path.read_bytes())
+        for max_depth in (8, 15, 25, 1000):
+            within = nesting_within(data, max_depth)
+            assert within == _nesting_within_numpy(data, max_depth), (path.name, max_depth)
+            outcomes.append(within)
+    assert len(outcomes) >= 4 * 150 and 0 < sum(outcomes) < len(outcomes)
 
 
 @FAST

@@ -21,7 +21,7 @@ from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.ref cimport PyObject
 from libc.stdint cimport int64_t, uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memchr, memcmp, memcpy, memset
 
 import numpy as np
 
@@ -46,6 +46,10 @@ cdef node_step_f _first_attribute = NULL
 cdef node_step_f _next_attribute = NULL
 cdef attr_str_f _attr_name = NULL
 cdef attr_str_f _attr_value = NULL
+ctypedef void (*node_remove_f)(void *) noexcept nogil
+cdef node_remove_f _node_remove = NULL
+ctypedef unsigned char *(*text_content_f)(void *, size_t *) noexcept nogil
+cdef text_content_f _text_content = NULL
 
 #: Lexbor tag ids of text nodes and comments (``LXB_TAG__TEXT``, ``LXB_TAG__EM_COMMENT``).
 cdef uintptr_t TEXT_TAG = 2
@@ -82,6 +86,16 @@ def bind(str library_path):
     _attr_name = <attr_str_f> found[6]
     _attr_value = <attr_str_f> found[7]
     _node_type = <node_tag_f> found[8]
+    global _node_remove
+    cdef void *remove = dlsym(handle, b"lxb_dom_node_remove")
+    if remove == NULL:
+        raise OSError("selectolax's extension does not export lxb_dom_node_remove")
+    _node_remove = <node_remove_f> remove
+    global _text_content
+    cdef void *text_content = dlsym(handle, b"lxb_dom_node_text_content")
+    if text_content == NULL:
+        raise OSError("selectolax's extension does not export lxb_dom_node_text_content")
+    _text_content = <text_content_f> text_content
 
 
 cdef inline void *_next_in_order(void *node, void *root) noexcept nogil:
@@ -657,3 +671,398 @@ def text_counts(list texts):
         words[i] = count
         stripped[i] = last - first + 1 if first >= 0 else 0
     return words_out, stripped_out
+
+
+# --- the nesting estimate of a page's bytes (document.nesting_within) --------------------
+
+cdef unsigned char _NAME_BYTE[256]
+cdef unsigned char _LOWER[256]
+cdef unsigned char _SPACE_QUOTE[256]
+
+
+cdef void _byte_tables() noexcept:
+    cdef int c
+    for c in range(256):
+        _LOWER[c] = c + 32 if 65 <= c <= 90 else c
+        _NAME_BYTE[c] = (97 <= _LOWER[c] <= 122) or (48 <= c <= 57) or c == 58 or c == 95 or c == 45
+        _SPACE_QUOTE[c] = c == 32 or c == 9 or c == 10 or c == 13 or c == 12 or c == 34 or c == 39
+
+
+_byte_tables()
+
+#: Bytes of a name key (the first NAME_WINDOW lowered bytes of a tag name, zero-padded).
+DEF NAME_KEY = 32
+
+
+cdef struct NameCounts:
+    unsigned char *keys   # capacity * NAME_KEY
+    int64_t *counts
+    unsigned char *used
+    Py_ssize_t capacity
+    Py_ssize_t size
+
+
+cdef inline uint64_t _key_hash(const unsigned char *key) noexcept nogil:
+    cdef uint64_t h = 1469598103934665603ULL
+    cdef int i
+    for i in range(NAME_KEY):
+        h = (h ^ key[i]) * 1099511628211ULL
+    return h
+
+
+cdef int64_t *_count_slot(NameCounts *t, const unsigned char *key) except NULL:
+    """The open-element count of the name ``key`` (a new zero slot when unseen; grows the table)."""
+    cdef Py_ssize_t i, j, old_capacity
+    cdef unsigned char *old_keys
+    cdef int64_t *old_counts
+    cdef unsigned char *old_used
+    if 2 * (t.size + 1) > t.capacity:
+        old_keys, old_counts, old_used, old_capacity = t.keys, t.counts, t.used, t.capacity
+        t.capacity = old_capacity * 2 if old_capacity else 256
+        t.keys = <unsigned char *> malloc(t.capacity * NAME_KEY)
+        t.counts = <int64_t *> malloc(t.capacity * sizeof(int64_t))
+        t.used = <unsigned char *> malloc(t.capacity)
+        if t.keys == NULL or t.counts == NULL or t.used == NULL:
+            raise MemoryError()
+        for i in range(t.capacity):
+            t.used[i] = 0
+        for i in range(old_capacity):
+            if old_used[i]:
+                j = <Py_ssize_t> (_key_hash(old_keys + i * NAME_KEY) & <uint64_t> (t.capacity - 1))
+                while t.used[j]:
+                    j = (j + 1) & (t.capacity - 1)
+                t.used[j] = 1
+                memcpy(t.keys + j * NAME_KEY, old_keys + i * NAME_KEY, NAME_KEY)
+                t.counts[j] = old_counts[i]
+        free(old_keys); free(old_counts); free(old_used)
+    j = <Py_ssize_t> (_key_hash(key) & <uint64_t> (t.capacity - 1))
+    while t.used[j]:
+        if memcmp(t.keys + j * NAME_KEY, key, NAME_KEY) == 0:
+            return &t.counts[j]
+        j = (j + 1) & (t.capacity - 1)
+    t.used[j] = 1
+    memcpy(t.keys + j * NAME_KEY, key, NAME_KEY)
+    t.counts[j] = 0
+    t.size += 1
+    return &t.counts[j]
+
+
+cdef inline bint _in_sorted(const uint64_t[::1] keys, uint64_t key) noexcept nogil:
+    cdef Py_ssize_t lo = 0, hi = keys.shape[0], mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if keys[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < keys.shape[0] and keys[lo] == key
+
+
+def nesting_within(
+    const unsigned char[::1] data,
+    Py_ssize_t max_depth,
+    const uint64_t[::1] uncounted_keys,
+    const uint64_t[::1] svg_leaf_keys,
+    list svg_long_rows,
+    uint64_t svg_key,
+):
+    """:func:`~contentx_udf.page.document.nesting_within` in one pass over the bytes: the same tag
+    tokens, names, self-closed SVG leaves and per-name depth counts floored at zero, walked in
+    order instead of as numpy arrays (``uncounted_keys`` and ``svg_leaf_keys``: sorted 8-byte
+    name keys; ``svg_long_rows``: the longer SVG leaf names as NAME_KEY-byte rows; ``svg_key``:
+    the key of ``svg``)."""
+    cdef Py_ssize_t n = data.shape[0]
+    if n == 0:
+        return True
+    cdef const unsigned char *buf = &data[0]
+    cdef Py_ssize_t last = n - 1, p = 0, na, gt = -1, prev_gt = -2, length, i, j, full_length
+    cdef bint closing, real, counted, leaf_name, namespaced, ends_closed, leaf_closed, opens_svg
+    cdef bint long_name, long_leaf, svg_open_before = False, is_leaf
+    cdef unsigned char key[NAME_KEY]
+    cdef uint64_t short_key
+    cdef int64_t total = 0, depth
+    cdef int64_t *slot
+    cdef const unsigned char *found
+    cdef NameCounts table
+    table.keys = NULL; table.counts = NULL; table.used = NULL; table.capacity = 0; table.size = 0
+    cdef bytes row
+    cdef list long_rows = [bytes(r) for r in svg_long_rows]
+    try:
+        while p < n:
+            found = <const unsigned char *> memchr(buf + p, 60, n - p)  # "<"
+            if found == NULL:
+                break
+            p = found - buf
+            closing = p < last and buf[p + 1] == 47  # "/"
+            na = p + 1 + closing
+            p += 1
+            if na > last or not (97 <= _LOWER[buf[na]] <= 122):
+                continue  # no tag token
+            # the token runs to the next ">"; a "<" before it belongs to the previous token
+            if gt < na:
+                found = <const unsigned char *> memchr(buf + na, 62, n - na)  # ">"
+                gt = (found - buf) if found != NULL else n
+            real = gt < n and gt != prev_gt
+            prev_gt = gt
+            # the lowered name: its first NAME_KEY bytes, zero-padded
+            memset(key, 0, NAME_KEY)
+            length = 0
+            while length < NAME_KEY and na + length < n and _NAME_BYTE[buf[na + length]]:
+                key[length] = _LOWER[buf[na + length]]
+                length += 1
+            full_length = length
+            namespaced = memchr(key, 58, 9 if length > 9 else length) != NULL  # ":" in 9 letters
+            long_name = full_length >= NAME_KEY
+            if length <= 8:
+                short_key = 0
+                for i in range(8):  # (little-endian, as numpy's view("<u8"))
+                    short_key |= (<uint64_t> key[i]) << (8 * i)
+                counted = real and not _in_sorted(uncounted_keys, short_key)
+                leaf_name = _in_sorted(svg_leaf_keys, short_key)
+                long_leaf = False
+            else:
+                short_key = 0
+                counted = real
+                row = PyBytes_FromStringAndSize(<const char *> key, NAME_KEY)
+                long_leaf = row in long_rows
+                leaf_name = long_leaf
+            ends_closed = real and buf[gt - 1] == 47
+            leaf_closed = (not closing) and ends_closed and (
+                _SPACE_QUOTE[buf[gt - 2]] or (length <= 8 and gt - 1 == na + length)
+            )
+            opens_svg = real and not closing and length == 3 and short_key == svg_key and not ends_closed
+            # a self-closed SVG leaf inside <svg>: the last token before it that is no leaf opens one
+            is_leaf = leaf_name or namespaced or not real
+            if is_leaf and leaf_closed and real and svg_open_before:
+                counted = False
+            if not is_leaf:
+                svg_open_before = opens_svg
+            if not counted:
+                continue
+            if closing and long_name:
+                depth = total  # (an end tag of a long name never lowers the estimate)
+            else:
+                slot = _count_slot(&table, key)
+                if closing:
+                    depth = total
+                    if slot[0] > 0:
+                        slot[0] -= 1
+                        total -= 1
+                else:
+                    slot[0] += 1
+                    total += 1
+                    depth = total
+            if depth > max_depth:
+                return False
+        return True
+    finally:
+        free(table.keys); free(table.counts); free(table.used)
+
+
+# --- cleaning: the removed tags and the hidden elements (document._remove_unseen) ----------
+
+
+cdef bint _ascii_equal_nocase(const unsigned char *a, size_t n, const char *lower_b, size_t m) noexcept nogil:
+    cdef size_t i
+    if n != m:
+        return False
+    for i in range(n):
+        if _LOWER[a[i]] != <unsigned char> lower_b[i]:
+            return False
+    return True
+
+
+cdef bint _contains_nocase(const unsigned char *hay, size_t n, const char *lower_needle, size_t m) noexcept nogil:
+    """``[attr*="needle" i]``: an ASCII case-insensitive substring (Lexbor folds ASCII only)."""
+    cdef size_t i, j
+    if m > n:
+        return False
+    for i in range(n - m + 1):
+        j = 0
+        while j < m and _LOWER[hay[i + j]] == <unsigned char> lower_needle[j]:
+            j += 1
+        if j == m:
+            return True
+    return False
+
+
+#: The hidden-element selector's substrings of ``style`` (document.HIDDEN_SELECTOR).
+cdef const char *HIDDEN_STYLES[4]
+HIDDEN_STYLES[0] = b"display:none"
+HIDDEN_STYLES[1] = b"display: none"
+HIDDEN_STYLES[2] = b"visibility:hidden"
+HIDDEN_STYLES[3] = b"visibility: hidden"
+cdef size_t HIDDEN_STYLE_LENGTHS[4]
+HIDDEN_STYLE_LENGTHS[:] = [12, 13, 17, 18]
+
+#: What :func:`unseen` found for an element.
+DEF UNSEEN_NO = 0
+DEF UNSEEN_YES = 1
+DEF UNSEEN_ASK = 2  # (a case the compiled look-up does not decide: the Python path runs)
+
+
+cdef int _hidden_match(void *node) noexcept nogil:
+    """Whether the element matches document.HIDDEN_SELECTOR: ``[hidden]``, a ``style`` holding
+    one of HIDDEN_STYLES (ASCII case-insensitive), ``[type="hidden"]`` (exact; another case of
+    "hidden" is UNSEEN_ASK: Lexbor folds it on HTML elements only); an attribute name that equals
+    one of those only when case is folded is UNSEEN_ASK too."""
+    cdef void *attr = _first_attribute(node)
+    cdef const unsigned char *name
+    cdef const unsigned char *value
+    cdef size_t length, value_length
+    cdef int k, found = UNSEEN_NO
+    while attr != NULL:
+        name = _attr_name(attr, &length)
+        if name != NULL:
+            if length == 6 and memcmp(name, b"hidden", 6) == 0:
+                return UNSEEN_YES
+            if length == 5 and memcmp(name, b"style", 5) == 0:
+                value = _attr_value(attr, &value_length)
+                if value != NULL:
+                    for k in range(4):
+                        if _contains_nocase(value, value_length, HIDDEN_STYLES[k], HIDDEN_STYLE_LENGTHS[k]):
+                            return UNSEEN_YES
+            elif length == 4 and memcmp(name, b"type", 4) == 0:
+                value = _attr_value(attr, &value_length)
+                if value != NULL and _ascii_equal_nocase(value, value_length, b"hidden", 6):
+                    if memcmp(value, b"hidden", 6) == 0:
+                        return UNSEEN_YES
+                    found = UNSEEN_ASK
+            elif (
+                _ascii_equal_nocase(name, length, b"hidden", 6)
+                or _ascii_equal_nocase(name, length, b"style", 5)
+                or _ascii_equal_nocase(name, length, b"type", 4)
+            ):
+                found = UNSEEN_ASK
+        attr = _next_attribute(attr)
+    return found
+
+
+cdef void _remove_deep(void *root) noexcept nogil:
+    """Unlink ``root`` and every node under it, children first (selectolax's ``decompose``)."""
+    cdef void *node = root
+    cdef void *tmp
+    while node != NULL:
+        tmp = _first_child(node)
+        if tmp != NULL:
+            node = tmp
+            continue
+        while node != root and _next_sibling(node) == NULL:
+            tmp = _parent(node)
+            _node_remove(node)
+            node = tmp
+        if node == root:
+            _node_remove(node)
+            break
+        tmp = _next_sibling(node)
+        _node_remove(node)
+        node = tmp
+
+
+def remove_unseen(
+    size_t body_address,
+    size_t head_address,
+    const unsigned char[::1] removed_tag,
+    uintptr_t div_tag,
+    Py_ssize_t near_depth,
+    size_t min_chars,
+):
+    """Cleaning under ``<body>`` (itself included), as
+    :func:`~contentx_udf.page.document._remove_unseen` does it with Lexbor's CSS engine: the
+    elements whose tag id is marked in ``removed_tag`` and those matching the hidden-element
+    selector are unlinked, later ones first.  Returns how many, or None (and changes nothing)
+    when one of them needs the Python path: a hidden element that a script may show
+    (``_shown_by_script``: within ``near_depth`` levels of ``<body>`` with ``min_chars`` bytes of
+    text or more, which may be that many characters, or a ``<div hidden>`` whose ``id`` starts
+    with "S:"), ``<body>`` or ``<head>`` itself, or a case the look-up leaves to Lexbor
+    (UNSEEN_ASK).  (Lexbor's copy of a near element's text stays in the document's arena until
+    the document is freed.)"""
+    if _first_child == NULL or _node_remove == NULL or _text_content == NULL:
+        raise OSError("bind() was not called")
+    cdef void *root = <void *> body_address
+    cdef void *node = root
+    cdef void *up
+    cdef void *attr
+    cdef const unsigned char *name
+    cdef const unsigned char *value
+    cdef uintptr_t tag
+    cdef int match, levels
+    cdef size_t length, value_length, text_length
+    cdef bint react_id, has_hidden
+    cdef Py_ssize_t i
+    cdef Grow found
+    _init(&found)
+    cdef Py_ssize_t n_removed = removed_tag.shape[0]
+    try:
+        while node != NULL:
+            if _node_type(node) == ELEMENT_NODE:
+                tag = _tag_id(node)
+                if <Py_ssize_t> tag < n_removed and removed_tag[tag]:
+                    match = UNSEEN_YES
+                    if node == root or <size_t> node == head_address:
+                        return None
+                else:
+                    match = _hidden_match(node)
+                    if match == UNSEEN_ASK:
+                        return None
+                    if match == UNSEEN_YES:
+                        if node == root or <size_t> node == head_address:
+                            return None
+                        if tag == div_tag:  # React's streamed part: <div hidden id="S:n">
+                            react_id = has_hidden = False
+                            attr = _first_attribute(node)
+                            while attr != NULL:
+                                name = _attr_name(attr, &length)
+                                if name != NULL and length == 2 and memcmp(name, b"id", 2) == 0:
+                                    value = _attr_value(attr, &value_length)
+                                    react_id = (
+                                        value != NULL and value_length >= 2 and value[0] == 83 and value[1] == 58
+                                    )
+                                elif name != NULL and length == 6 and memcmp(name, b"hidden", 6) == 0:
+                                    has_hidden = True
+                                attr = _next_attribute(attr)
+                            if react_id and has_hidden:
+                                return None
+                        up = _parent(node)
+                        levels = 1
+                        while up != NULL and up != root and levels < near_depth:
+                            up = _parent(up)
+                            levels += 1
+                        if up == root:  # near <body>: kept when it holds most of the text
+                            text_length = 0
+                            if _text_content(node, &text_length) != NULL and text_length >= min_chars:
+                                return None
+                if match == UNSEEN_YES:
+                    _push(&found, <int64_t> <uintptr_t> node)
+            node = _next_in_order(node, root)
+        for i in range(found.size - 1, -1, -1):
+            _remove_deep(<void *> <uintptr_t> found.data[i])
+        return found.size
+    finally:
+        free(found.data)
+
+
+# --- searching the page's UTF-8 bytes ------------------------------------------------------
+
+cdef extern from "<string.h>" nogil:
+    void *memmem(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length)
+
+
+def find_all(const unsigned char[::1] data, bytes needle):
+    """The start of every occurrence of ``needle`` in ``data`` (overlapping ones too), in order:
+    glibc's ``memmem``, several times faster than ``bytes.find`` on HTML, where the needle's
+    first and last characters ("<", "t") are everywhere."""
+    cdef Py_ssize_t n = data.shape[0], m = len(needle), pos = 0
+    cdef const unsigned char *start
+    cdef const unsigned char *found
+    out = []
+    if n == 0 or m == 0:
+        return out
+    start = &data[0]
+    while pos + m <= n:
+        found = <const unsigned char *> memmem(start + pos, n - pos, <const char *> needle, m)
+        if found == NULL:
+            break
+        out.append(found - start)
+        pos = found - start + 1
+    return out

@@ -20,7 +20,8 @@ _reason = ""
 #: What the Python code calls (an extension built from an older .pyx lacks some).
 _FUNCTIONS = (
     "bind", "walk", "attribute_keys", "set_keywords", "tree_scores", "or_down", "nearest_marked", "within",
-    "block_texts", "word_hits", "text_shape", "text_counts",
+    "block_texts", "word_hits", "text_shape", "text_counts", "nesting_within",
+    "remove_unseen", "find_all",
 )  # fmt: skip
 
 

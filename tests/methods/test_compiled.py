@@ -10,10 +10,17 @@ import random
 from pathlib import Path
 
 import pytest
+from selectolax.lexbor import LexborHTMLParser
 
 from contentx_udf import extract
 from contentx_udf.evaluation import load_gold
 from contentx_udf.page import compiled
+from contentx_udf.page.document import (
+    _DIV_TAG_ID,
+    _REMOVED_TAG_TABLE,
+    HIDDEN_CONTENT_DEPTH,
+    HIDDEN_CONTENT_MIN_CHARS,
+)
 
 from ..helpers import ARTICLE, NAV
 from .compiled_check import compiled_passes, differences
@@ -55,6 +62,70 @@ def test_pages_without_body_text_or_with_noscript_view():
     ]
     for page in pages:
         assert differences(page) == []
+
+
+#: Pages at the edges of the compiled cleaning: hidden elements it decides alone and those it
+#: leaves to the Python path (near <body>, React's streamed parts, a hidden <body>), the case
+#: rules of Lexbor's attribute selectors, nested and foreign-content matches.
+CLEANING = [
+    "<html><head><script>x</script></head><body>"
+    "<div><div><div hidden><p>deep hidden</p></div><p style='COLOR:red;DISPLAY: NONE'>y</p>"
+    "<input TYPE='hidden'><svg><rect type='hidden'/><rect style='display:none'/></svg>"
+    "<span sTyle='visibility:Hidden'>s</span><p style='display:block'>shown</p>"
+    "<noscript><div hidden><p>in noscript</p></div></noscript><template><p>t</p></template>"
+    "<math><mi hidden>m</mi></math><p data-hidden='1' class='hidden'>kept</p>"
+    "<div style='display:none'><script>a</script><div hidden>b</div></div></div></div>"
+    + "".join(f"<p>{p}</p>" for p in ARTICLE)
+    + "</body></html>",
+    "<html><body><div hidden><p>" + " ".join(ARTICLE * 3) + "</p></div><p>Short</p></body></html>",
+    "<html><body><div><div style='display:none'><p>" + " ".join(ARTICLE) + "</p></div></div></body></html>",
+    "<html><body><main><div><div hidden id='S:1'><p>" + " ".join(ARTICLE) + "</p></div></div></main>"
+    "<p>x</p></body></html>",
+    "<html><body hidden><p>" + " ".join(ARTICLE) + "</p></body></html>",
+    "<html><body><iframe src='x'></iframe><object><p>o</p></object><embed><canvas>c</canvas>"
+    "<applet>a</applet><style>p{}</style><p>text</p></body></html>",
+    "<p>no body tag <script>x</script><span hidden>h</span></p>",
+    "<html><body><div><div><input type='HIDDEN' value='a'><svg><rect type='HIDDEN'/></svg>"
+    "</div></div><p>text</p></body></html>",
+    # near <body>: 499 bytes of hidden text are too few to be the page; 600 bytes (300 characters)
+    # may be, so the Python path measures them
+    "<html><body><div style='display:none'>" + "x" * 499 + "</div><p>Short</p></body></html>",
+    "<html><body><div style='display:none'>" + "é" * 300 + "</div><p>Short</p></body></html>",
+    # three levels deep: only React's streamed parts ("S:" ids) are left to the Python path
+    "<html><body><main><section><div hidden id='Sx'><p>" + " ".join(ARTICLE) + "</p></div></section>"
+    "</main></body></html>",
+    "<html><body><main><section><div hidden id='S:12'><p>" + " ".join(ARTICLE) + "</p></div></section>"
+    "</main></body></html>",
+]
+
+
+@pytest.mark.parametrize("page", range(len(CLEANING)))
+def test_cleaning_same_as_python(page):
+    assert differences(CLEANING[page].encode()) == []
+
+
+def test_the_compiled_cleaning_decides_alone_where_it_can():
+    """Pages cleaned by the compiled pass alone (hidden elements three levels deep and more, short
+    hidden texts near <body>) and pages it leaves to the Python path, each for its reason."""
+    fast = compiled.module()
+    if fast is None:
+        pytest.skip(compiled.status())
+    decided = []
+    for page in CLEANING:
+        tree = LexborHTMLParser(page.encode())
+        head = tree.head.mem_id if tree.head is not None else 0
+        if tree.body is not None:
+            decided.append(
+                fast.remove_unseen(
+                    tree.body.mem_id,
+                    head,
+                    _REMOVED_TAG_TABLE,
+                    _DIV_TAG_ID,
+                    HIDDEN_CONTENT_DEPTH,
+                    HIDDEN_CONTENT_MIN_CHARS,
+                )
+            )
+    assert decided == [15, None, None, None, None, 6, 2, None, 1, None, 1, None]
 
 
 def test_outputs_the_same_either_way():
@@ -128,3 +199,37 @@ def test_keyword_bits_of_the_compiled_look_up_equal_the_python_rules():
     expected = [bf._text_bits(v.strip() and v) for v in CLASS_VALUES]
     assert [int(b) for b in bits[divs]] == expected
     assert expected[0] and expected[12]  # (the look-up finds something: nav, comment)
+
+
+SEARCHED = [
+    "<html><body><noscript><p>a</p></noscript><NOSCRIPT class=x>B</NOSCRIPT><noscript>"
+    "<p>é “quoted” 😀</p></noscript><NoScript>mixed</NoScript><noscript>unclosed</body></html>",
+    "<noscript",
+    "<noscript>no end",
+    "<noscript >x</noscript><noscript>y</noscript></noscript>",
+    '<script type="application/ld+json">{"@type":"NewsArticle","x":{"@type" :\u00a0["Person"]}}'
+    '"@type"@type":"Product"</script>',
+    '{"@type": "https://schema.org/Recipe"} {"@type":\u2028"Event"} "@type":"",',
+    "",
+]
+
+
+def test_searches_in_the_utf8_bytes_find_what_str_searches_find():
+    from contentx_udf.methods.block_features import _jsonld_types
+    from contentx_udf.methods.blocks import noscript_html
+    from contentx_udf.page.document import Document
+
+    pages = [p.encode() for p in SEARCHED]
+    if (SHARED / "scrapinghub").exists():
+        pages += [p.html for p in load_gold(SHARED / "scrapinghub")]
+    with_noscript = with_types = 0
+    for page in pages:
+        doc = Document.parse(page)
+        assert doc.utf8 is not None and doc.utf8.decode("utf-8") == doc.html
+        inner = noscript_html(doc.html, doc.utf8)
+        assert inner == noscript_html(doc.html)
+        types = _jsonld_types(doc.html, doc.utf8)
+        assert types == _jsonld_types(doc.html)
+        with_noscript += bool(inner)
+        with_types += bool(types)
+    assert with_noscript >= 3 and with_types >= 2

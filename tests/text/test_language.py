@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from contentx_udf.text.language import LANGUAGES, detect_language, parse_languages, text_hash
+from contentx_udf.text.language import (
+    LANGUAGES,
+    detect_language,
+    detect_language_reference,
+    parse_languages,
+    text_hash,
+)
+
+from ..conftest import SHARED, shared_or_skip
 
 LABELLED = {
     "en": "The council approved the new budget on Tuesday after a long debate about the cost of "
@@ -99,3 +107,29 @@ def test_languages_accept_lid176_and_glotlid_codes_and_refuse_typos():
     for typo in ("enn", "deu", "deu_Latin", "de_Latn", "deu-Latn"):
         with pytest.raises(ValueError, match=f"unknown language code\\(s\\): {typo.lower()}"):
             parse_languages(f"en,{typo}")
+
+
+def _texts_in_many_forms() -> list[str]:
+    """The UDHR in every stored language, each as it is, upper case, cut mid-word, with odd
+    whitespace, and a few texts at the edges of the normalisation (short, mixed case)."""
+    texts = [
+        "ABCDE",
+        "ABCDEF",
+        "Hello WORLD THIS IS LOUD",
+        "ÉTÉ À PARIS, AVEC DES AMIS",
+        "\u2028\x1c words\x0bbetween\x85odd\u3000spaces\u00a0here ",
+        "123 abc",
+        "ΑΘΗΝΑ ΕΙΝΑΙ Η ΠΡΩΤΕΥΟΥΣΑ",
+    ]
+    for path in sorted(shared_or_skip(SHARED / "data" / "udhr2").glob("*.txt")):
+        body = path.read_text(encoding="utf-8")
+        texts += [body, body.upper(), body[1234:4567], body.replace(" ", "\n \t")[:500]]
+    return texts
+
+
+def test_direct_model_call_gives_the_reference_codes_and_scores():
+    texts = _texts_in_many_forms()
+    assert len(texts) > 1000
+    fast = [detect_language(t) for t in texts]
+    assert fast == [detect_language_reference(t) for t in texts]
+    assert len({code for code, _ in fast}) > 100  # (many languages really compared)

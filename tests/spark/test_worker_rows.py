@@ -1,0 +1,51 @@
+"""The worker's rows carry the language and text hash of their own text, whether computed in
+groups of rows (``label_rows``) one record after another or all at the end of a file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from contentx_udf.settings import resolve_params
+from contentx_udf.spark import worker
+from contentx_udf.text.language import detect_language, text_hash
+
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample.warc.gz"
+METHODS = ("combined", "cectd-ds")
+
+
+def _rows(monkeypatch, batch_rows: int) -> list[dict]:
+    monkeypatch.setattr(worker, "LABEL_BATCH_ROWS", batch_rows)
+    settings = worker.WorkerSettings(
+        methods=METHODS,
+        params={m: resolve_params(m, {}) for m in METHODS},
+        max_html_bytes=1_048_576,
+        rows_per_batch=256,
+    )
+    return list(worker.process_file(str(SAMPLE), SAMPLE.name, settings))
+
+
+@pytest.mark.parametrize("batch_rows", [1, 3, 10_000])
+def test_rows_carry_the_language_and_hash_of_their_text(monkeypatch, batch_rows):
+    rows = _rows(monkeypatch, batch_rows)
+    ok = [r for r in rows if r.get("status") == "ok" and r["method"] in METHODS]
+    assert len(ok) >= 10
+    for row in ok:
+        assert (row["language"], row["language_score"]) == detect_language(row["text"])
+        assert row["text_hash"] == text_hash(row["text"])
+        assert row["language"] is not None
+    for row in rows:
+        assert worker.PENDING_LANGUAGE not in row
+        if row["method"] in METHODS and row.get("status") != "ok":
+            assert row.get("language") is None and row.get("text_hash") is None
+    assert rows[-1]["method"] == worker.FILES_METHOD  # the statistics row comes last
+
+
+def test_rows_are_the_same_in_any_grouping(monkeypatch):
+    one = _rows(monkeypatch, 1)
+    many = _rows(monkeypatch, 10_000)
+    strip = ("scores",)  # (the statistics row times the file; extraction scores hold "ms")
+    assert [{k: v for k, v in r.items() if k not in strip} for r in one] == [
+        {k: v for k, v in r.items() if k not in strip} for r in many
+    ]
