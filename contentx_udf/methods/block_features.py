@@ -250,6 +250,7 @@ _URL_DATE_RE = re.compile(r"/(?:19|20)\d\d[/-](?:0?[1-9]|1[0-2])\b")
 _URL_NUMBER_RE = re.compile(r"\d{4,}")
 _JSONLD_KEY = '"@type"'
 _JSONLD_KEY_BYTES = _JSONLD_KEY.encode()
+_JSONLD_KEY_TAIL = _JSONLD_KEY[1:]
 _JSONLD_RE = re.compile(r'"@type"\s*:\s*\[?\s*"(?:https?://schema\.org/)?([A-Za-z]+)"')
 
 
@@ -469,15 +470,24 @@ def _jsonld_types(html: str, utf8: bytes | None = None) -> set[str]:
     fast = compiled.module()
     if utf8 is not None and fast is not None and not fast.find_all(utf8, _JSONLD_KEY_BYTES):
         return found
-    at = html.find(_JSONLD_KEY)
+    at = _next_jsonld_key(html, 0)
     while at >= 0:
         match = _JSONLD_RE.match(html, at)
         if match is None:
-            at = html.find(_JSONLD_KEY, at + 1)
+            at = _next_jsonld_key(html, at + 1)
         else:
             found.add(match.group(1).lower())
-            at = html.find(_JSONLD_KEY, match.end())
+            at = _next_jsonld_key(html, match.end())
     return found
+
+
+def _next_jsonld_key(html: str, start: int) -> int:
+    """``html.find('"@type"', start)``, found through its tail '@type"' (``str.find`` looks
+    first for a needle's first character, and '"' is everywhere in HTML)."""
+    at = html.find(_JSONLD_KEY_TAIL, start + 1)
+    while at >= 0 and html[at - 1] != '"':
+        at = html.find(_JSONLD_KEY_TAIL, at + 1)
+    return at - 1 if at >= 0 else -1
 
 
 def _title_hits(texts: list[str], title_words: set[str]) -> np.ndarray:

@@ -561,19 +561,40 @@ def block_texts(list texts, const int64_t[::1] ordinal, const int64_t[::1] seq):
 # --- title words ------------------------------------------------------------------------
 
 
+cdef unsigned char _ASCII_WORD[128]
+for _c in range(128):
+    _ASCII_WORD[_c] = chr(_c).isalnum() or _c == 95
+
+
 cdef inline bint _is_word(Py_UCS4 ch) noexcept:
-    return ch == 95 or Py_UNICODE_ISALNUM(ch)  # "_" or alphanumeric: the regex \w
+    if ch < 128:
+        return _ASCII_WORD[ch]
+    return Py_UNICODE_ISALNUM(ch)  # alphanumeric (or "_", ASCII): the regex \w
+
+
+cdef inline uint64_t _word_slot(Py_ssize_t length, Py_UCS4 first, Py_UCS4 last) noexcept:
+    """One of 4,096 filter bits for a word of this length and first and last characters."""
+    return ((<uint64_t> length * 0x9E3779B1u) ^ (<uint64_t> first * 0x85EBCA77u)
+            ^ (<uint64_t> last * 0xC2B2AE3Du)) & 4095
 
 
 def word_hits(list texts, object words):
     """For each of ``texts``, how many of its maximal runs of word characters (regex ``\\w``) are
-    in the set ``words``."""
+    in the set ``words`` (a run is looked up only when a filter on its length and first and last
+    characters says one of ``words`` may be it)."""
     cdef Py_ssize_t n = len(texts), i, j, length, run_start
-    cdef uint64_t lengths = 0
+    cdef uint64_t slots[64]
+    cdef uint64_t slot
     cdef Py_ssize_t word_length
+    cdef str word_text
+    memset(slots, 0, sizeof(slots))
     for word in words:
-        word_length = len(word)
-        lengths |= (<uint64_t> 1) << (word_length if word_length < 63 else 63)
+        word_text = word
+        word_length = len(word_text)
+        if word_length == 0:
+            continue
+        slot = _word_slot(word_length, word_text[0], word_text[word_length - 1])
+        slots[slot >> 6] |= (<uint64_t> 1) << (slot & 63)
     out = np.zeros(n, dtype=np.int64)
     cdef int64_t[::1] hits = out
     cdef int kind
@@ -592,8 +613,8 @@ def word_hits(list texts, object words):
             run_start = j
             while j < length and _is_word(PyUnicode_READ(kind, data, j)):
                 j += 1
-            word_length = j - run_start
-            if lengths & ((<uint64_t> 1) << (word_length if word_length < 63 else 63)):
+            slot = _word_slot(j - run_start, PyUnicode_READ(kind, data, run_start), PyUnicode_READ(kind, data, j - 1))
+            if slots[slot >> 6] & ((<uint64_t> 1) << (slot & 63)):
                 if PyUnicode_Substring(text, run_start, j) in words:
                     hits[i] += 1
     return out
@@ -1066,3 +1087,4 @@ def find_all(const unsigned char[::1] data, bytes needle):
         out.append(found - start)
         pos = found - start + 1
     return out
+

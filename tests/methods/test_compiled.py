@@ -215,7 +215,7 @@ SEARCHED = [
 
 
 def test_searches_in_the_utf8_bytes_find_what_str_searches_find():
-    from contentx_udf.methods.block_features import _jsonld_types
+    from contentx_udf.methods.block_features import _JSONLD_RE, _jsonld_types
     from contentx_udf.methods.blocks import noscript_html
     from contentx_udf.page.document import Document
 
@@ -230,6 +230,37 @@ def test_searches_in_the_utf8_bytes_find_what_str_searches_find():
         assert inner == noscript_html(doc.html)
         types = _jsonld_types(doc.html, doc.utf8)
         assert types == _jsonld_types(doc.html)
+        assert types == {t.lower() for t in _JSONLD_RE.findall(doc.html)}  # (the definition)
         with_noscript += bool(inner)
         with_types += bool(types)
     assert with_noscript >= 3 and with_types >= 2
+
+
+def test_title_word_hits_of_the_compiled_pass_equal_the_regex():
+    """The compiled word_hits (an ASCII table for \\w, a filter on length and first and last
+    characters before the set look-up) counts what the regex fallback counts."""
+    from contentx_udf.methods.block_features import _WORD_RE, _title_hits
+
+    titles = [
+        "Breaking: the café_owner’s 2024 plan — ünïcode Ωmega 東京 news",
+        "a b c d e f g h i j k l m n o p q r s t u v w x y z 0 1 2 3 4 5 6 7 8 9 _",
+        "x" * 80 + " short longer_words_with_underscores",
+    ]
+    rng = random.Random(7)
+    alphabet = "ab_1 é東Ω-.,’\t\n\u00a0xyz0"
+    texts = [
+        "the café_owner's plan, cafe owner; CAFÉ_OWNER café_owner_x _café_owner news.",
+        "東京 news東京 ωmega Ωmega ωmega 2024 20245 _ __ a_b",
+        "x" * 80 + " " + "x" * 79 + " " + "x" * 81 + " longer_words_with_underscores",
+        "",
+        *("".join(rng.choice(alphabet) for _ in range(rng.randrange(60))) for _ in range(300)),
+    ]
+    texts = [t.lower() for t in texts]
+    for title in titles:
+        words = set(_WORD_RE.findall(title.lower()))
+        with compiled_passes(True):
+            fast = _title_hits(texts, words)
+        with compiled_passes(False):
+            slow = _title_hits(texts, words)
+        assert fast.tolist() == slow.tolist()
+        assert fast.sum() > 0
