@@ -418,13 +418,16 @@ def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> tup
 def _repeated_siblings(dom: DomArrays, class_hash: np.ndarray) -> np.ndarray:
     """For every node, how many children of its parent share its tag and class (itself included):
     the items of a list, the cards of a grid, the posts of a thread."""
+    fast = compiled.module()
+    if fast is not None:  # one pass with a hash table instead of a sort
+        return fast.repeated_siblings(dom.parent0, dom.small_tag_id, class_hash, dom.is_text.view(np.uint8))
     elements = (~dom.is_text).nonzero()[0]
     key = (dom.parent0.take(elements).astype(np.int64) << 40) | (
         dom.small_tag_id.take(elements).astype(np.int64) << 32
     )
     key |= class_hash.take(elements)
-    first = first_occurrence(key)  # (the same index for every element of a group)
     out = np.ones(dom.size, dtype=np.int64)  # a text node is alone of its kind
+    first = first_occurrence(key)  # (the same index for every element of a group)
     out[elements] = np.bincount(first).take(first)
     return out
 
@@ -436,6 +439,9 @@ def _templates(dom: DomArrays, lineage: np.ndarray, class_hash: np.ndarray) -> n
     path = node_key.take(lineage[0])
     for level in range(1, TEMPLATE_LEVELS + 1):  # (wraps around: a hash of the path)
         path = path * _PATH_MULTIPLIER + node_key.take(lineage[level])
+    fast = compiled.module()
+    if fast is not None:  # numbered in order of first occurrence (np.unique: in sorted order)
+        return fast.key_groups(path)[0]
     return np.unique(path, return_inverse=True)[1].reshape(-1)
 
 
