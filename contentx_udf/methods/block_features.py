@@ -250,6 +250,7 @@ _URL_DATE_RE = re.compile(r"/(?:19|20)\d\d[/-](?:0?[1-9]|1[0-2])\b")
 _URL_NUMBER_RE = re.compile(r"\d{4,}")
 _JSONLD_KEY = '"@type"'
 _JSONLD_KEY_BYTES = _JSONLD_KEY.encode()
+_JSONLD_KEY_TAIL = _JSONLD_KEY[1:]
 _JSONLD_RE = re.compile(r'"@type"\s*:\s*\[?\s*"(?:https?://schema\.org/)?([A-Za-z]+)"')
 
 
@@ -417,13 +418,16 @@ def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> tup
 def _repeated_siblings(dom: DomArrays, class_hash: np.ndarray) -> np.ndarray:
     """For every node, how many children of its parent share its tag and class (itself included):
     the items of a list, the cards of a grid, the posts of a thread."""
+    fast = compiled.module()
+    if fast is not None:  # one pass with a hash table instead of a sort
+        return fast.repeated_siblings(dom.parent0, dom.small_tag_id, class_hash, dom.is_text.view(np.uint8))
     elements = (~dom.is_text).nonzero()[0]
     key = (dom.parent0.take(elements).astype(np.int64) << 40) | (
         dom.small_tag_id.take(elements).astype(np.int64) << 32
     )
     key |= class_hash.take(elements)
-    first = first_occurrence(key)  # (the same index for every element of a group)
     out = np.ones(dom.size, dtype=np.int64)  # a text node is alone of its kind
+    first = first_occurrence(key)  # (the same index for every element of a group)
     out[elements] = np.bincount(first).take(first)
     return out
 
@@ -435,6 +439,9 @@ def _templates(dom: DomArrays, lineage: np.ndarray, class_hash: np.ndarray) -> n
     path = node_key.take(lineage[0])
     for level in range(1, TEMPLATE_LEVELS + 1):  # (wraps around: a hash of the path)
         path = path * _PATH_MULTIPLIER + node_key.take(lineage[level])
+    fast = compiled.module()
+    if fast is not None:  # numbered in order of first occurrence (np.unique: in sorted order)
+        return fast.key_groups(path)[0]
     return np.unique(path, return_inverse=True)[1].reshape(-1)
 
 
@@ -469,15 +476,24 @@ def _jsonld_types(html: str, utf8: bytes | None = None) -> set[str]:
     fast = compiled.module()
     if utf8 is not None and fast is not None and not fast.find_all(utf8, _JSONLD_KEY_BYTES):
         return found
-    at = html.find(_JSONLD_KEY)
+    at = _next_jsonld_key(html, 0)
     while at >= 0:
         match = _JSONLD_RE.match(html, at)
         if match is None:
-            at = html.find(_JSONLD_KEY, at + 1)
+            at = _next_jsonld_key(html, at + 1)
         else:
             found.add(match.group(1).lower())
-            at = html.find(_JSONLD_KEY, match.end())
+            at = _next_jsonld_key(html, match.end())
     return found
+
+
+def _next_jsonld_key(html: str, start: int) -> int:
+    """``html.find('"@type"', start)``, found through its tail '@type"' (``str.find`` looks
+    first for a needle's first character, and '"' is everywhere in HTML)."""
+    at = html.find(_JSONLD_KEY_TAIL, start + 1)
+    while at >= 0 and html[at - 1] != '"':
+        at = html.find(_JSONLD_KEY_TAIL, at + 1)
+    return at - 1 if at >= 0 else -1
 
 
 def _title_hits(texts: list[str], title_words: set[str]) -> np.ndarray:

@@ -561,19 +561,40 @@ def block_texts(list texts, const int64_t[::1] ordinal, const int64_t[::1] seq):
 # --- title words ------------------------------------------------------------------------
 
 
+cdef unsigned char _ASCII_WORD[128]
+for _c in range(128):
+    _ASCII_WORD[_c] = chr(_c).isalnum() or _c == 95
+
+
 cdef inline bint _is_word(Py_UCS4 ch) noexcept:
-    return ch == 95 or Py_UNICODE_ISALNUM(ch)  # "_" or alphanumeric: the regex \w
+    if ch < 128:
+        return _ASCII_WORD[ch]
+    return Py_UNICODE_ISALNUM(ch)  # alphanumeric (or "_", ASCII): the regex \w
+
+
+cdef inline uint64_t _word_slot(Py_ssize_t length, Py_UCS4 first, Py_UCS4 last) noexcept:
+    """One of 4,096 filter bits for a word of this length and first and last characters."""
+    return ((<uint64_t> length * 0x9E3779B1u) ^ (<uint64_t> first * 0x85EBCA77u)
+            ^ (<uint64_t> last * 0xC2B2AE3Du)) & 4095
 
 
 def word_hits(list texts, object words):
     """For each of ``texts``, how many of its maximal runs of word characters (regex ``\\w``) are
-    in the set ``words``."""
+    in the set ``words`` (a run is looked up only when a filter on its length and first and last
+    characters says one of ``words`` may be it)."""
     cdef Py_ssize_t n = len(texts), i, j, length, run_start
-    cdef uint64_t lengths = 0
+    cdef uint64_t slots[64]
+    cdef uint64_t slot
     cdef Py_ssize_t word_length
+    cdef str word_text
+    memset(slots, 0, sizeof(slots))
     for word in words:
-        word_length = len(word)
-        lengths |= (<uint64_t> 1) << (word_length if word_length < 63 else 63)
+        word_text = word
+        word_length = len(word_text)
+        if word_length == 0:
+            continue
+        slot = _word_slot(word_length, word_text[0], word_text[word_length - 1])
+        slots[slot >> 6] |= (<uint64_t> 1) << (slot & 63)
     out = np.zeros(n, dtype=np.int64)
     cdef int64_t[::1] hits = out
     cdef int kind
@@ -592,8 +613,8 @@ def word_hits(list texts, object words):
             run_start = j
             while j < length and _is_word(PyUnicode_READ(kind, data, j)):
                 j += 1
-            word_length = j - run_start
-            if lengths & ((<uint64_t> 1) << (word_length if word_length < 63 else 63)):
+            slot = _word_slot(j - run_start, PyUnicode_READ(kind, data, run_start), PyUnicode_READ(kind, data, j - 1))
+            if slots[slot >> 6] & ((<uint64_t> 1) << (slot & 63)):
                 if PyUnicode_Substring(text, run_start, j) in words:
                     hits[i] += 1
     return out
@@ -1066,3 +1087,87 @@ def find_all(const unsigned char[::1] data, bytes needle):
         out.append(found - start)
         pos = found - start + 1
     return out
+
+
+# --- groups of equal keys (repeated siblings, templates) ----------------------------------
+
+
+cdef int _group_keys(const int64_t *keys, Py_ssize_t n, int64_t *labels, int64_t *sizes) except -1:
+    """For each of the ``n`` ``keys`` the number of its value in order of first occurrence and how
+    many keys hold its value (one open-addressing hash table)."""
+    cdef Py_ssize_t i, groups = 0
+    cdef size_t capacity = 16, mask, slot
+    while capacity < <size_t> (2 * n):
+        capacity <<= 1
+    mask = capacity - 1
+    cdef int64_t *slot_key = <int64_t *> malloc(capacity * sizeof(int64_t))
+    cdef int64_t *slot_label = <int64_t *> malloc(capacity * sizeof(int64_t))
+    cdef int64_t *counts = <int64_t *> malloc((n + 1) * sizeof(int64_t))
+    cdef uint64_t h
+    try:
+        if slot_key == NULL or slot_label == NULL or counts == NULL:
+            raise MemoryError()
+        for i in range(<Py_ssize_t> capacity):
+            slot_label[i] = -1
+        for i in range(n):
+            h = <uint64_t> keys[i] * 0x9E3779B97F4A7C15u
+            slot = (h ^ (h >> 29)) & mask
+            while slot_label[slot] >= 0 and slot_key[slot] != keys[i]:
+                slot = (slot + 1) & mask
+            if slot_label[slot] < 0:
+                slot_key[slot] = keys[i]
+                slot_label[slot] = groups
+                counts[groups] = 0
+                groups += 1
+            labels[i] = slot_label[slot]
+            counts[slot_label[slot]] += 1
+        for i in range(n):
+            sizes[i] = counts[labels[i]]
+        return 0
+    finally:
+        free(slot_key)
+        free(slot_label)
+        free(counts)
+
+
+def key_groups(const int64_t[::1] keys):
+    """``(labels, sizes)`` of the int64 ``keys``: for every entry the number of its value in the
+    order of first occurrence (0, 1, ...) and how many entries hold its value (a hash table, where
+    ``first_occurrence`` and ``np.unique`` sort)."""
+    cdef Py_ssize_t n = keys.shape[0]
+    labels_out = np.empty(n, dtype=np.int64)
+    sizes_out = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] labels = labels_out
+    cdef int64_t[::1] sizes = sizes_out
+    if n:
+        _group_keys(&keys[0], n, &labels[0], &sizes[0])
+    return labels_out, sizes_out
+
+
+def repeated_siblings(
+    const int64_t[::1] parent0, const int64_t[::1] small_tag, const int64_t[::1] class_hash,
+    const unsigned char[::1] is_text,
+):
+    """For every node, how many children of its parent share its tag and class, itself included
+    (1 for a text node): the key ``parent0 << 40 | small_tag << 32 | class_hash`` of every element
+    grouped by :func:`key_groups`."""
+    cdef Py_ssize_t n = parent0.shape[0], i, m = 0
+    out = np.ones(n, dtype=np.int64)
+    cdef int64_t[::1] result = out
+    cdef int64_t *keys = <int64_t *> malloc((n + 1) * 3 * sizeof(int64_t))
+    try:
+        if keys == NULL:
+            raise MemoryError()
+        for i in range(n):
+            if not is_text[i]:
+                keys[m] = <int64_t> ((<uint64_t> parent0[i] << 40) | (<uint64_t> small_tag[i] << 32) | <uint64_t> class_hash[i])
+                m += 1
+        _group_keys(keys, m, keys + n + 1, keys + 2 * (n + 1))
+        m = 0
+        for i in range(n):
+            if not is_text[i]:
+                result[i] = keys[2 * (n + 1) + m]
+                m += 1
+        return out
+    finally:
+        free(keys)

@@ -9,6 +9,7 @@ import os
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
@@ -215,7 +216,7 @@ SEARCHED = [
 
 
 def test_searches_in_the_utf8_bytes_find_what_str_searches_find():
-    from contentx_udf.methods.block_features import _jsonld_types
+    from contentx_udf.methods.block_features import _JSONLD_RE, _jsonld_types
     from contentx_udf.methods.blocks import noscript_html
     from contentx_udf.page.document import Document
 
@@ -230,6 +231,95 @@ def test_searches_in_the_utf8_bytes_find_what_str_searches_find():
         assert inner == noscript_html(doc.html)
         types = _jsonld_types(doc.html, doc.utf8)
         assert types == _jsonld_types(doc.html)
+        assert types == {t.lower() for t in _JSONLD_RE.findall(doc.html)}  # (the definition)
         with_noscript += bool(inner)
         with_types += bool(types)
     assert with_noscript >= 3 and with_types >= 2
+
+
+def test_title_word_hits_of_the_compiled_pass_equal_the_regex():
+    """The compiled word_hits (an ASCII table for \\w, a filter on length and first and last
+    characters before the set look-up) counts what the regex fallback counts."""
+    from contentx_udf.methods.block_features import _WORD_RE, _title_hits
+
+    titles = [
+        "Breaking: the café_owner’s 2024 plan — ünïcode Ωmega 東京 news",
+        "a b c d e f g h i j k l m n o p q r s t u v w x y z 0 1 2 3 4 5 6 7 8 9 _",
+        "x" * 80 + " short longer_words_with_underscores",
+    ]
+    rng = random.Random(7)
+    alphabet = "ab_1 é東Ω-.,’\t\n\u00a0xyz0"
+    texts = [
+        "the café_owner's plan, cafe owner; CAFÉ_OWNER café_owner_x _café_owner news.",
+        "東京 news東京 ωmega Ωmega ωmega 2024 20245 _ __ a_b",
+        "x" * 80 + " " + "x" * 79 + " " + "x" * 81 + " longer_words_with_underscores",
+        "",
+        *("".join(rng.choice(alphabet) for _ in range(rng.randrange(60))) for _ in range(300)),
+    ]
+    texts = [t.lower() for t in texts]
+    for title in titles:
+        words = set(_WORD_RE.findall(title.lower()))
+        with compiled_passes(True):
+            fast = _title_hits(texts, words)
+        with compiled_passes(False):
+            slow = _title_hits(texts, words)
+        assert fast.tolist() == slow.tolist()
+        assert fast.sum() > 0
+
+
+def test_key_groups_number_and_count_equal_keys_as_the_sorting_code():
+    """The compiled key_groups (a hash table) groups what first_occurrence and np.unique group:
+    the repeated-sibling counts are equal and the templates the same partition."""
+    from contentx_udf.page.document import first_occurrence
+
+    from .compiled_check import same_partition
+
+    fast = compiled.module()
+    rng = np.random.default_rng(3)
+    for keys in (
+        np.zeros(0, dtype=np.int64),
+        np.array([5], dtype=np.int64),
+        np.array([-1, 0, -1, 2**63 - 1, -(2**63), 0, 2**63 - 1], dtype=np.int64),
+        rng.integers(0, 40, 5000).astype(np.int64) << 40,  # (equal low bits: a weak hash collides)
+        rng.integers(-(2**63), 2**63 - 1, 3000, dtype=np.int64),
+    ):
+        labels, sizes = fast.key_groups(keys)
+        first = first_occurrence(keys)
+        expected = np.bincount(first).take(first) if keys.size else np.zeros(0, dtype=np.int64)
+        assert sizes.tolist() == expected.tolist()
+        assert same_partition(labels, np.unique(keys, return_inverse=True)[1].reshape(-1))
+        new_label = labels[1:] > np.maximum.accumulate(labels)[:-1] if keys.size else labels
+        assert labels[:1].tolist() in ([], [0])  # numbered in order of first occurrence
+        assert (labels[1:][new_label] == np.arange(1, new_label.sum() + 1)).all()
+
+
+def test_repeated_siblings_and_templates_of_the_compiled_pass_equal_the_sorting_code():
+    """On real pages (lists, cards, tables): the same repeated-sibling counts and the same
+    template partition with and without the compiled passes."""
+    from contentx_udf.methods import block_features as bf
+    from contentx_udf.methods.blocks import page_blocks
+    from contentx_udf.page.document import Document
+
+    from .compiled_check import same_partition
+
+    pages = [TRICKY.encode()]
+    if (SHARED / "scrapinghub").exists():
+        pages += [p.html for p in load_gold(SHARED / "scrapinghub")][:60]
+    repeated_pages = 0
+    for page in pages:
+        doc = Document.parse(page)
+        dom = doc.dom
+        blocks = page_blocks(dom)
+        if not blocks.size:
+            continue
+        _, class_hash = bf._keyword_bits(doc, dom, blocks.first_node)
+        parent = dom.parent0
+        o = blocks.owner
+        lineage = np.stack((o, parent.take(o), parent.take(parent.take(o))))
+        fast = (bf._repeated_siblings(dom, class_hash), bf._templates(dom, lineage, class_hash))
+        with compiled_passes(False):
+            slow = (bf._repeated_siblings(dom, class_hash), bf._templates(dom, lineage, class_hash))
+        assert fast[0].tolist() == slow[0].tolist()
+        assert same_partition(fast[1], slow[1])
+        repeated_pages += bool((fast[0] > 1).any())
+    assert repeated_pages >= 2
