@@ -106,7 +106,7 @@ def check(built: CorpusConfig, wanted: CorpusConfig) -> None:
     changed = changed_measure_keys(b, w)
     if changed:
         raise UserError(
-            f"select: {', '.join(changed)} differ from the build's: they change what the signals measured "
+            f"{', '.join(changed)} differ from the build's: they change what the signals measured "
             "or the text itself; rebuild with those settings"
         )
     if built.languages and wanted.languages and not set(wanted.languages) <= set(built.languages):
@@ -115,7 +115,7 @@ def check(built: CorpusConfig, wanted: CorpusConfig) -> None:
             f"select: --languages {','.join(extra)} were dropped by the build; rebuild to keep them"
         )
     if built.languages and not wanted.languages:
-        raise UserError("select: the build kept only some languages; --languages must name a subset of them")
+        raise UserError("the build kept only some languages; --languages must name a subset of them")
 
 
 def _judge_udf(settings):
@@ -185,7 +185,7 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
             rows.select(condition).limit(0).collect()  # analysed now: a bad condition is one line
         except Exception as exc:  # ParseException, AnalysisException
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise UserError(f"select: --where {where!r}: {first}") from None
+            raise UserError(f"--where {where!r}: {first}") from None
         drop = F.coalesce(drop, F.when(~F.coalesce(condition, F.lit(False)), F.lit("where")))
         rule = F.when(drop == "where", F.lit("where")).otherwise(rule)
     rows = rows.withColumn("_drop", drop).withColumn("_rule", rule)

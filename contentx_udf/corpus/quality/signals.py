@@ -199,8 +199,24 @@ def _get(settings: Settings, key: str):
 
 
 def changed_measure_keys(built: Settings, wanted: Settings) -> list[str]:
-    """The :data:`MEASURE_KEYS` whose value differs, and the per-language overrides that differ."""
-    out = [k for k in MEASURE_KEYS if _get(built, k) != _get(wanted, k)]
+    """The :data:`MEASURE_KEYS` whose value differs where it matters, and the per-language
+    overrides that differ.  C4's line rules matter when C4 runs in either (it edits the text);
+    the stop words and FineWeb's short-line length when the re-cut runs the filter that reads
+    them."""
+
+    def on(settings: Settings, section: str) -> bool:
+        return bool(np.any(getattr(settings, section).enabled))
+
+    def matters(key: str) -> bool:
+        if key.startswith("c4."):
+            return on(built, "c4") or on(wanted, "c4")
+        if key == "gopher_quality.stop_words":
+            return on(wanted, "gopher_quality")
+        if key == "fineweb.short_line_length":
+            return on(wanted, "fineweb")
+        return True
+
+    out = [k for k in MEASURE_KEYS if matters(k) and _get(built, k) != _get(wanted, k)]
     if built.language_overrides != wanted.language_overrides:
         out.append("fineweb2.<language>.*")
     return out
