@@ -24,6 +24,7 @@ import sys
 import time
 import uuid
 from collections.abc import Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from ..errors import UserError, job_main
@@ -155,6 +156,24 @@ def _judge_udf(settings):
     return run
 
 
+@contextmanager
+def _quiet_query_errors():
+    """PySpark logs a query's analysis error (its whole Java stack) before raising it: switched
+    off while ``--where`` is checked, whose error is then one line."""
+    from pyspark.logger import PySparkLogger
+
+    names = ("SQLQueryContextLogger", "DataFrameQueryContextLogger")
+    loggers = [PySparkLogger.getLogger(n) for n in names]
+    before = [lg.disabled for lg in loggers]
+    for lg in loggers:
+        lg.disabled = True
+    try:
+        yield
+    finally:
+        for lg, was in zip(loggers, before, strict=True):
+            lg.disabled = was
+
+
 def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
     """The build's pass table as the re-cut's settings would have made it (:func:`.job.first_pass`'
     columns), and the signals."""
@@ -182,7 +201,8 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
     if where:
         try:
             condition = F.expr(where)
-            rows.select(condition).limit(0).collect()  # analysed now: a bad condition is one line
+            with _quiet_query_errors():
+                rows.select(condition).limit(0).collect()  # analysed now: a bad condition is one line
         except Exception as exc:  # ParseException, AnalysisException
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise UserError(f"--where {where!r}: {first}") from None
