@@ -87,7 +87,7 @@ WCXB = Path(__file__).resolve().parents[2] / "shared" / "data" / "wcxb-dev"
 WCXB_SAMPLE_FLOOR = 0.883
 #: Every 15th page of WCXB dev (100 pages of every type).  The shipped model was TRAINED on all of
 #: WCXB dev, these pages included: this is a regression gate on seen pages, not a quality claim
-#: (the README gives the 5-fold cross-validated figures, where no page is scored by a model that
+#: (docs/methods.md gives the 5-fold cross-validated figures, where no page is scored by a model that
 #: saw its site).
 WCXB_SAMPLE_STEP = 15
 

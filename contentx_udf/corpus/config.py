@@ -179,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
         "its near-duplicate cluster) and DIR/texts/ (every filtered document's text), so that "
         "`contentx select` re-cuts the corpus without recomputing (docs/curation.md)",
     )
-    lines = p.add_argument_group("repeated lines across the crawl (README 'Repeated lines across the crawl')")
+    lines = p.add_argument_group("repeated lines across the crawl")
     lines.add_argument(
         "--line-dedup",
         action="store_true",

@@ -1,6 +1,6 @@
 """A Spark standalone cluster on 127.0.0.1 for the tests: one master, N one-core workers.
 
-The README's "On a cluster" commands are these: ``spark-class ...deploy.master.Master`` and
+The commands of docs/cluster.md are these: ``spark-class ...deploy.master.Master`` and
 ``...deploy.worker.Worker`` from the pyspark package, ``spark-submit --master spark://...``.
 Ports are chosen free at run time, logs go under the given directory, and ``stop()`` kills
 the daemons' process groups (call it in a ``finally``/fixture teardown).

@@ -4,7 +4,7 @@ against a local S3 server (moto), the job gives the table of a ``local[*]`` run:
 failures (missing object, missing bucket, denied access) are one line in the file's error
 row and the other files are still processed; the driver prints files done / total while it runs.
 
-These are the commands of the README's "On a cluster" section.  Nothing leaves 127.0.0.1.
+These are the commands of the manual's "Running on a cluster" (docs/cluster.md).  Nothing leaves 127.0.0.1.
 The packed-environment test (venv-pack) is slow and runs only when asked for:
 ``CONTENTX_PACKED_ENV=1 ./dev.sh test tests/spark/test_cluster.py -m packed_env``
 (``tools/packed_env_check.sh``)."""
