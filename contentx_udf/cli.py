@@ -107,7 +107,11 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 #: the subcommands whose options their job's own parser reads (``main`` passes them through)
-JOB_PARSERS = {"run": "contentx_udf.spark.config", "corpus": "contentx_udf.corpus.config"}
+JOB_PARSERS = {
+    "run": "contentx_udf.spark.config",
+    "corpus": "contentx_udf.corpus.config",
+    "select": "contentx_udf.corpus.select",
+}
 
 
 def command_parsers() -> dict[str, argparse.ArgumentParser]:
