@@ -3,6 +3,7 @@
 Thin: the inputs are read and checked in :mod:`.tables`, the column filters are in :mod:`.filters`,
 the repeated lines across the crawl (``--line-dedup``) in :mod:`.line_dedup` and :mod:`.lines`,
 the per-document pass (line removal, quality filters, MinHash bands) in :mod:`.per_document`,
+the signals of ``--signals`` in :mod:`.signals` (``contentx select`` reuses :func:`finish`),
 duplicate removal in :mod:`.dedup` and :mod:`.graph`, the report in :mod:`.report`; this module
 wires them, only ever collects aggregates to the driver, and does all its file work through
 Hadoop's FileSystem, so ``--output``, ``--input`` and ``--against`` may be any URI Spark can read
@@ -13,6 +14,8 @@ Output (``--output DIR``)::
     DIR/documents/*.parquet   the kept documents (see README "Building a corpus")
     DIR/_report.json          counts per filter, languages, lengths, hosts, cluster sizes
     DIR/report.md             the same for people, with DIR/plots/*.png
+    DIR/signals/*.parquet     with --signals: every document's quality measures (:mod:`.signals`)
+    DIR/texts/*.parquet       with --signals: every filtered document's text as if kept (``select``)
     DIR/_SUCCESS              written last: the corpus is complete (readers check it)
 
 Commit: everything is first written under ``DIR/_staging/<run>/`` (the first pass's table, the

@@ -9,7 +9,10 @@ non-blank line is dropped (``line_dedup``).  Then the quality filters (:mod:`.qu
 any is on), which may drop it or edit its text
 (C4's line filter, PII masking), then the MinHash band hashes of the text they leave
 (:mod:`.minhash`), and when near-duplicate edges are verified, a compact signature
-(:func:`sketch`).  Documents already dropped by a column filter are passed over.
+(:func:`sketch`).  Documents already dropped by a column filter are passed over.  With
+``--signals`` (:attr:`PassSettings.signals`) every filter measures every document (the
+``signals`` struct) and the text, hash and band hashes are given for every document filtered, as
+if kept (what ``contentx select`` writes when a re-cut keeps it).
 """
 
 from __future__ import annotations

@@ -197,3 +197,33 @@ def test_sensitivity_matches_builds_at_the_moved_threshold(spark, source, tmp_pa
         only += ["--filter-set", f"gopher_quality.{key}={value}"]
     full = _build(spark, [*argv, "--output", str(tmp_path / "full"), *only])
     assert full["dropped"]["gopher_quality"] == point["dropped"]
+
+
+UDHR = SHARED / "data" / "udhr2"
+
+
+def test_fineweb2_recut_equals_a_full_build(spark, tmp_path):
+    """Per-language profiles: the UDHR in 8 languages and scripts, whole and cut, with real English
+    pages; a global override and a language score are re-judged per document's profile."""
+    directory = shared_or_skip(UDHR)
+    rows = []
+    for k, stem in enumerate(("deu", "fra", "rus", "arb", "cmn_hans", "jpn", "khm", "spa")):
+        text = "\n".join(
+            line.strip() for line in (directory / f"{stem}.txt").read_text().splitlines() if line.strip()
+        )
+        for j, cut in enumerate((text, text[: len(text) // 3], text[: len(text) // 9])):
+            rows.append(table_row(f"https://udhr{k}.example/{j}", cut, offset=100 * k + j))
+    for i, path in enumerate(sorted(shared_or_skip(WCXB).glob("*.json"))[:30]):
+        text = json.loads(path.read_text())["ground_truth"].get("main_content") or ""
+        if text:
+            rows.append(table_row(f"https://en.example/{i}", text, offset=5000 + i))
+    table = tmp_path / "table"
+    write_table(table, "combined", rows)
+    argv = ["--input", str(table), "--filters", "fineweb2", "--dedup", "near"]
+    _build(spark, [*argv, "--output", str(tmp_path / "src"), "--signals"])
+    changes = ["--filter-set", "gopher_quality.min_words=400", "--min-language-score", "0.5"]
+    out = tmp_path / "cut"
+    assert cli.main(["select", "--from", str(tmp_path / "src"), "--output", str(out), *changes]) == 0
+    full = _build(spark, [*argv, "--output", str(tmp_path / "full"), *changes])
+    assert _docs(out) == _docs(tmp_path / "full") != _docs(tmp_path / "src")
+    assert json.loads((out / "_report.json").read_text())["dropped"] == full["dropped"]
