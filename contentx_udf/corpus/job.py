@@ -363,6 +363,8 @@ class Finish:
     report: dict[str, Any] = field(default_factory=dict)
     #: the signals table the sensitivity table reads (``select``; a ``--signals`` build reads its own)
     signals: Any = None
+    #: ``(doc_id, text)`` of the documents when ``table`` holds no text (``select``)
+    texts: Any = None
 
 
 def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, ...], table, f: Finish):
@@ -416,7 +418,10 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
     )
 
     documents_dir = store.uri(*run_dir, "documents")
-    passing.join(kept_ids, "doc_id").select(*DOCUMENT_COLUMNS).write.parquet(documents_dir)
+    written = passing.join(kept_ids, "doc_id")
+    if f.texts is not None:  # select: the texts join the kept documents only
+        written = written.drop("text").join(f.texts, "doc_id")
+    written.select(*DOCUMENT_COLUMNS).write.parquet(documents_dir)
     say("documents written")
     if config.signals:
         from .signals import write_signals

@@ -176,7 +176,7 @@ def _quiet_query_errors():
 
 def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
     """The build's pass table as the re-cut's settings would have made it (:func:`.job.first_pass`'
-    columns), and the signals."""
+    columns, without the texts: they join the kept documents only), the signals and the texts."""
     from pyspark.sql import functions as F
 
     signals = spark.read.parquet(source_store.uri("signals"))
@@ -219,7 +219,7 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
         "language",
         "language_score",
         "title",
-        F.when(passed, F.col("text")).alias("text"),
+        F.lit(None).cast("string").alias("text"),  # joined to the kept documents only (Finish.texts)
         F.when(passed, F.col("text_length"))
         .otherwise(F.col("input_length"))
         .cast("long")
@@ -242,7 +242,7 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
         "line_chars_removed",
         "line_example",
     )
-    return table, signals
+    return table, signals, texts.select("doc_id", "text")
 
 
 def run(args: argparse.Namespace, spark, progress: bool = False) -> dict[str, Any]:
@@ -263,7 +263,7 @@ def run(args: argparse.Namespace, spark, progress: bool = False) -> dict[str, An
     store = prepare_output(spark, wanted)
     run_dir = (STAGING, time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:8])
     checkpoint = _checkpointer(spark, store, run_dir)
-    table, signals = pass_table(spark, source, wanted, args.where)
+    table, signals, texts = pass_table(spark, source, wanted, args.where)
     staged = store.uri(*run_dir, "pass")
     table.write.parquet(staged)
     say("verdicts read from the signals")
@@ -275,7 +275,7 @@ def run(args: argparse.Namespace, spark, progress: bool = False) -> dict[str, An
         store,
         run_dir,
         spark.read.parquet(staged),
-        Finish(checkpoint, say, started, minhash=minhash, report=extra, signals=signals),
+        Finish(checkpoint, say, started, minhash=minhash, report=extra, signals=signals, texts=texts),
     )
 
 
