@@ -97,22 +97,27 @@ def main() -> int:
             args.work / f"select-{n}.log",
         )  # fmt: skip
         print(f"{n} docs: select --filter-set {args.change} {t['select']:.1f} s", flush=True)
-        t["full"] = _run(
-            [*build, *common, "--output", str(out["full"]), "--filter-set", args.change],
-            args.work / f"full-{n}.log",
-        )
-        print(f"{n} docs: build --filter-set {args.change} {t['full']:.1f} s", flush=True)
+        if args.no_full:
+            out["full"], t["full"] = out["select"], float("nan")
+        else:
+            t["full"] = _run(
+                [*build, *common, "--output", str(out["full"]), "--filter-set", args.change],
+                args.work / f"full-{n}.log",
+            )
+            print(f"{n} docs: build --filter-set {args.change} {t['full']:.1f} s", flush=True)
         same = _documents(out["select"]) == _documents(out["full"])
         reports = [json.loads((out[k] / "_report.json").read_text()) for k in ("select", "full", "build")]
         counts_same = (
             reports[0]["dropped"] == reports[1]["dropped"] and reports[0]["kept"] == reports[1]["kept"]
         )
+        if args.no_full:
+            same = counts_same = None
         signals_b, texts_b = _bytes(out["signals"] / "signals"), _bytes(out["signals"] / "texts")
         docs_b = _bytes(out["build"] / "documents")
         ratios = f"signals/build {t['signals'] / t['build']:.3f}, select/build {t['select'] / t['build']:.3f}"
         print(
             f"{n} docs: {ratios} (select/full {t['select'] / t['full']:.3f}); select == full build: "
-            f"{same and counts_same} (kept {reports[0]['kept']} vs {reports[1]['kept']}; the build kept "
+            f"{'skipped' if same is None else same and counts_same} (kept {reports[0]['kept']} vs {reports[1]['kept']}; the build kept "
             f"{reports[2]['kept']}); signals/ {signals_b / n:.1f} B/doc, texts/ {texts_b / n:.1f} B/doc, "
             f"documents/ {docs_b / n:.1f} B/doc",
             flush=True,
