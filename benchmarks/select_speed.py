@@ -114,10 +114,11 @@ def main() -> int:
             same = counts_same = None
         signals_b, texts_b = _bytes(out["signals"] / "signals"), _bytes(out["signals"] / "texts")
         docs_b = _bytes(out["build"] / "documents")
+        verdict = "skipped" if same is None else same and counts_same
         ratios = f"signals/build {t['signals'] / t['build']:.3f}, select/build {t['select'] / t['build']:.3f}"
         print(
             f"{n} docs: {ratios} (select/full {t['select'] / t['full']:.3f}); select == full build: "
-            f"{'skipped' if same is None else same and counts_same} (kept {reports[0]['kept']} vs {reports[1]['kept']}; the build kept "
+            f"{verdict} (kept {reports[0]['kept']} vs {reports[1]['kept']}; the build kept "
             f"{reports[2]['kept']}); signals/ {signals_b / n:.1f} B/doc, texts/ {texts_b / n:.1f} B/doc, "
             f"documents/ {docs_b / n:.1f} B/doc",
             flush=True,
