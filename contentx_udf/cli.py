@@ -98,11 +98,20 @@ def _build_parser() -> argparse.ArgumentParser:
         help="build a corpus from extraction tables (arguments passed through to contentx_udf.corpus.job)",
         add_help=False,
     )
+    sub.add_parser(
+        "select",
+        help="re-cut a corpus built with --signals (arguments passed through to contentx_udf.corpus.select)",
+        add_help=False,
+    )
     return parser
 
 
 #: the subcommands whose options their job's own parser reads (``main`` passes them through)
-JOB_PARSERS = {"run": "contentx_udf.spark.config", "corpus": "contentx_udf.corpus.config"}
+JOB_PARSERS = {
+    "run": "contentx_udf.spark.config",
+    "corpus": "contentx_udf.corpus.config",
+    "select": "contentx_udf.corpus.select",
+}
 
 
 def command_parsers() -> dict[str, argparse.ArgumentParser]:
@@ -293,6 +302,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _cmd_run(args_list[1:])
     if args_list[:1] == ["corpus"]:  # the corpus job parses its own options, like "run"
         return importlib.import_module("contentx_udf.corpus.job").main(args_list[1:])
+    if args_list[:1] == ["select"]:  # a re-cut of a corpus built with --signals
+        return importlib.import_module("contentx_udf.corpus.select").main(args_list[1:])
     parser = _build_parser()
     try:
         args = parser.parse_args(args_list)

@@ -20,6 +20,7 @@ import yaml
 
 from contentx_udf import cli
 from contentx_udf.corpus.config import build_parser as corpus_parser
+from contentx_udf.corpus.select import build_parser as select_parser
 from contentx_udf.spark.config import build_parser as job_parser
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,7 +39,7 @@ def _subcommands() -> dict[str, argparse.ArgumentParser]:
     """`contentx`'s subcommands read from its own parser; run and corpus from their jobs' parsers."""
     parser = cli._build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    jobs = {"run": job_parser(), "corpus": corpus_parser()}
+    jobs = {"run": job_parser(), "corpus": corpus_parser(), "select": select_parser()}
     return {name: jobs.get(name, p) for name, p in sub.choices.items()}
 
 
@@ -49,7 +50,7 @@ def _sections(markdown: str) -> dict[str, str]:
 
 def test_the_reference_has_a_section_for_every_command():
     commands = _subcommands()
-    assert {"run", "corpus", "evaluate", "extract", "train"} <= set(commands)
+    assert {"run", "corpus", "select", "evaluate", "extract", "train"} <= set(commands)
     assert list(cli.command_parsers()) == list(commands)
     assert set(_sections(_hook().render())) == set(commands)
 

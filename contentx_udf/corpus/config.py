@@ -60,6 +60,11 @@ class CorpusConfig:
     line_dedup_scope: str = "host"
     line_dedup_min_docs: int = MIN_DOCS
     line_dedup_min_chars: int = MIN_CHARS
+    #: write DIR/signals/ (every document's quality measures) and DIR/texts/ for ``contentx select``
+    signals: bool = False
+    #: the command line this configuration came from (:func:`config_from_argv`), kept with the
+    #: signals so that ``contentx select`` rebuilds the same configuration with its changes
+    argv: tuple[str, ...] = ()
 
     def lines(self) -> LineSettings | None:
         """The line dedup settings, or None when ``--line-dedup`` is off."""
@@ -167,6 +172,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="leave out damaged Parquet files of the input tables (counted in the report)",
     )
     p.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    p.add_argument(
+        "--signals",
+        action="store_true",
+        help="also write DIR/signals/ (every document's quality measures, its first failed filter, "
+        "its near-duplicate cluster) and DIR/texts/ (every filtered document's text), so that "
+        "`contentx select` re-cuts the corpus without recomputing (docs/curation.md)",
+    )
     lines = p.add_argument_group("repeated lines across the crawl")
     lines.add_argument(
         "--line-dedup",
@@ -292,5 +304,13 @@ def build_config(args: argparse.Namespace) -> CorpusConfig:
         verify_edges=args.verify_edges,
         near_words=args.near_words,
         quality=quality if is_active(quality := filter_settings(args)) else None,
+        signals=getattr(args, "signals", False),
         **line_options(args),
     )
+
+
+def config_from_argv(argv) -> CorpusConfig:
+    """The configuration of a ``contentx corpus`` command line (kept in ``argv``)."""
+    config = build_config(build_parser().parse_args(list(argv)))
+    config.argv = tuple(argv)
+    return config

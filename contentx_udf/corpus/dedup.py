@@ -176,6 +176,7 @@ def decide(passing, against, near: NearSettings | None, checkpoint: Callable):
             .otherwise(F.lit("near_duplicate"))
             .alias("outcome"),
             F.col("_total").cast("long").alias("duplicate_count"),
+            "cluster",
         )
     )
     kept = fates.where(F.col("outcome") == "kept").select("doc_id", "duplicate_count")
@@ -201,11 +202,16 @@ def document_outcomes(docs, fates, seen_exact=None):
     """Every row of ``docs`` with its ``outcome``: its exact group's representative (``fates``:
     ``doc_id, text_hash, outcome``) has the group's outcome, the other members are
     ``exact_duplicate`` (``seen_before`` when the group is); ``seen_exact`` rows (their text in an
-    earlier corpus) are ``seen_before``."""
+    earlier corpus) are ``seen_before``.  Each row also has its near-duplicate ``cluster`` (its
+    smallest representative's id) and ``cluster_size`` (documents in it, exact copies counted)."""
     from pyspark.sql import functions as F
 
     groups = fates.select(
-        F.col("text_hash").alias("_hash"), F.col("doc_id").alias("_rep"), F.col("outcome").alias("_fate")
+        F.col("text_hash").alias("_hash"),
+        F.col("doc_id").alias("_rep"),
+        F.col("outcome").alias("_fate"),
+        F.col("cluster").alias("cluster"),
+        F.col("duplicate_count").alias("cluster_size"),
     )
     joined = docs.join(groups, docs["text_hash"].eqNullSafe(groups["_hash"]))
     outcome = (
@@ -215,5 +221,9 @@ def document_outcomes(docs, fates, seen_exact=None):
     )
     result = joined.withColumn("outcome", outcome).drop("_hash", "_rep", "_fate")
     if seen_exact is not None:
-        result = result.unionByName(seen_exact.withColumn("outcome", F.lit("seen_before")))
+        result = result.unionByName(
+            seen_exact.withColumn("outcome", F.lit("seen_before"))
+            .withColumn("cluster", F.lit(None).cast("long"))
+            .withColumn("cluster_size", F.lit(None).cast("long"))
+        )
     return result

@@ -3,6 +3,7 @@
 Thin: the inputs are read and checked in :mod:`.tables`, the column filters are in :mod:`.filters`,
 the repeated lines across the crawl (``--line-dedup``) in :mod:`.line_dedup` and :mod:`.lines`,
 the per-document pass (line removal, quality filters, MinHash bands) in :mod:`.per_document`,
+the signals of ``--signals`` in :mod:`.signals` (``contentx select`` reuses :func:`finish`),
 duplicate removal in :mod:`.dedup` and :mod:`.graph`, the report in :mod:`.report`; this module
 wires them, only ever collects aggregates to the driver, and does all its file work through
 Hadoop's FileSystem, so ``--output``, ``--input`` and ``--against`` may be any URI Spark can read
@@ -13,6 +14,8 @@ Output (``--output DIR``)::
     DIR/documents/*.parquet   the kept documents (see README "Building a corpus")
     DIR/_report.json          counts per filter, languages, lengths, hosts, cluster sizes
     DIR/report.md             the same for people, with DIR/plots/*.png
+    DIR/signals/*.parquet     with --signals: every document's quality measures (:mod:`.signals`)
+    DIR/texts/*.parquet       with --signals: every filtered document's text as if kept (``select``)
     DIR/_SUCCESS              written last: the corpus is complete (readers check it)
 
 Commit: everything is first written under ``DIR/_staging/<run>/`` (the first pass's table, the
@@ -30,7 +33,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from contextlib import contextmanager
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import pyarrow as pa  # the Arrow UDF's type hints name it
@@ -47,7 +50,7 @@ from .line_dedup import plan as line_plan
 from .line_dedup import summary as line_summary
 from .minhash import NO_SPACE_SCRIPTS, same_bands_but_words, words_of
 from .per_document import RESULT_DDL, PassSettings, document_batch
-from .quality.settings import FILTER_ORDER, describe
+from .quality.settings import FILTER_ORDER, PRESETS, describe
 from .report import LENGTH_BINS, length_bin_labels, summary_lines, write_report
 from .tables import CORPUS_FORMAT, SUCCESS, methods_in, open_store, read_against, read_tables
 
@@ -70,6 +73,8 @@ DOCUMENT_COLUMNS = (
     "bands",
 )
 TOP_HOSTS = 20
+#: Counts of the pass summed by the report over the kept documents.
+PASS_COUNTS = ("emails_masked", "ips_masked", "c4_lines_removed")
 #: Characters of a dropped document's text shown as the report's example of its filter.
 EXCERPT_CHARS = 200
 STAGING = "_staging"
@@ -77,7 +82,7 @@ STAGING = "_staging"
 #: compiles their regexes on every call), 0.01 ms per document at 1,024.
 ARROW_BATCH_ROWS = 1024
 #: What a finished corpus holds besides ``_staging`` (removed by ``--overwrite`` at commit time).
-CORPUS_ENTRIES = ("documents", "_report.json", "report.md", "plots", SUCCESS)
+CORPUS_ENTRIES = ("documents", "signals", "texts", "_report.json", "report.md", "plots", SUCCESS)
 
 
 def prepare_output(spark, config: CorpusConfig) -> OutputStore:
@@ -136,6 +141,20 @@ def first_pass(rows, config: CorpusConfig, settings: PassSettings):
     )
     passed = F.col("r.drop").isNull() & F.col("drop").isNull()
     text = F.coalesce(F.col("r.text"), F.col("text"))
+    measured = F.col("r.signals").isNotNull()
+    extra = []
+    if settings.signals:  # what `contentx select` needs of every filtered document
+        extra = [
+            F.col("r.signals").alias("signals"),
+            F.when(measured, text).alias("kept_text"),
+            F.col("text_length").alias("input_length"),
+            F.coalesce(F.col("drop"), F.when(F.col("r.drop") == "line_dedup", F.col("r.drop"))).alias(
+                "column_drop"
+            ),
+            F.col("r.emails_masked").alias("pii_emails"),
+            F.col("r.ips_masked").alias("pii_ips"),
+            F.col("r.c4_lines_removed").alias("c4_removed"),
+        ]
     return rows.select(
         F.monotonically_increasing_id().alias("doc_id"),
         "_input",
@@ -156,14 +175,14 @@ def first_pass(rows, config: CorpusConfig, settings: PassSettings):
         F.when(~passed, F.substring("text", 1, EXCERPT_CHARS)).alias("excerpt"),
         "r.bands",
         "r.sketch",
-        "r.emails_masked",
-        "r.ips_masked",
-        "r.c4_lines_removed",
+        # as if kept with --signals: counted for the kept documents only, as without
+        *(F.when(passed, F.col(f"r.{c}")).otherwise(0).alias(c) for c in PASS_COUNTS),
         "r.profile",
         "r.fallback",
         "r.lines_removed",
         "r.line_chars_removed",
         "r.line_example",
+        *extra,
     )
 
 
@@ -232,6 +251,9 @@ def _commit(store: OutputStore, run_dir: tuple[str, ...], report: dict[str, Any]
         if store.exists(entry):
             store.delete(entry)
     store.rename((*run_dir, "documents"), ("documents",))
+    for extra in ("signals", "texts"):
+        if store.exists(*run_dir, extra):
+            store.rename((*run_dir, extra), (extra,))
     report = write_report(report, store)
     store.write_text(
         json.dumps({"format": CORPUS_FORMAT, "kept": report["kept"], "finished": report["finished"]}),
@@ -302,7 +324,11 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
     run_dir = (STAGING, time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:8])
     checkpoint = _checkpointer(spark, store, run_dir)
     settings = PassSettings(
-        minhash=minhash, sketch=near and config.verify_edges, quality=config.quality, lines=config.lines()
+        minhash=minhash,
+        sketch=near and config.verify_edges,
+        quality=config.quality or (PRESETS["none"] if config.signals else None),
+        lines=config.lines(),
+        signals=config.signals,
     )
     lines = _write_first_pass(
         spark, inputs, config, settings, store.uri(*run_dir, "pass"), store.uri(*run_dir, "lines")
@@ -311,6 +337,44 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
         say(f"repeated lines found: {lines.frequent_keys} (scope {config.line_dedup_scope})")
     say("first pass written (filters" + (", MinHash bands)" if near else ")"))
     table = spark.read.parquet(store.uri(*run_dir, "pass"))
+    return finish(
+        spark,
+        config,
+        store,
+        run_dir,
+        table,
+        Finish(checkpoint, say, started, against, notes, minhash, lines, [asdict(d) for d in inputs.damaged]),
+    )
+
+
+@dataclass
+class Finish:
+    """What :func:`finish` needs besides the pass table (the build's, or one ``select`` made)."""
+
+    checkpoint: Any
+    say: Any
+    started: float
+    against: Any = None
+    notes: list[str] = field(default_factory=list)
+    minhash: Any = None
+    lines: LinePlan | None = None
+    damaged: list[dict] = field(default_factory=list)
+    #: extra report entries (``select``: where the signals came from)
+    report: dict[str, Any] = field(default_factory=dict)
+    #: the signals table the sensitivity table reads (``select``; a ``--signals`` build reads its own)
+    signals: Any = None
+    #: ``(doc_id, text)`` of the documents when ``table`` holds no text (``select``)
+    texts: Any = None
+
+
+def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, ...], table, f: Finish):
+    """Everything after the pass: counts, dedup of the documents that passed, the documents and
+    (``--signals``) the signals written, the report, the commit.  ``table``: the pass table
+    (:func:`first_pass`' columns)."""
+    from pyspark.sql import functions as F
+
+    checkpoint, say, started, against = f.checkpoint, f.say, f.started, f.against
+    notes, minhash, lines = f.notes, f.minhash, f.lines
 
     by_reason = {
         r["drop"]: (r["count"], r["example"])
@@ -336,8 +400,13 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
     if config.dedup == "none":
         kept_ids = passing.select("doc_id", F.lit(1).cast("long").alias("duplicate_count"))
         outcomes = {"kept": passed_count}
-        per_document = passing.withColumn("outcome", F.lit(KEPT))
+        per_document = (
+            passing.withColumn("outcome", F.lit(KEPT))
+            .withColumn("cluster", F.col("doc_id"))
+            .withColumn("cluster_size", F.lit(1).cast("long"))
+        )
     else:
+        near = config.dedup == "near"
         near_settings = NearSettings(config.near_threshold, config.verify_edges) if near else None
         kept_ids, outcome_rows, per_document = decide(passing, against, near_settings, checkpoint)
         outcomes = {r["outcome"]: int(r["documents"] or 0) for r in outcome_rows.collect()}
@@ -349,8 +418,22 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
     )
 
     documents_dir = store.uri(*run_dir, "documents")
-    passing.join(kept_ids, "doc_id").select(*DOCUMENT_COLUMNS).write.parquet(documents_dir)
+    written = passing.join(kept_ids, "doc_id")
+    if f.texts is not None:  # select: the texts join the kept documents only
+        written = written.drop("text").join(f.texts, "doc_id")
+    written.select(*DOCUMENT_COLUMNS).write.parquet(documents_dir)
     say("documents written")
+    if config.signals:
+        from .signals import write_signals
+
+        write_signals(table, per_document, store, run_dir, config.argv)
+        say("signals written")
+    signals = spark.read.parquet(store.uri(*run_dir, "signals")) if config.signals else f.signals
+    sensitive = []
+    if signals is not None:
+        from .signals import sensitivity
+
+        sensitive = sensitivity(signals, config.quality)
     kept_df = spark.read.parquet(documents_dir)
     languages = [
         {"language": r["language"], "documents": r["documents"], "characters": int(r["characters"] or 0)}
@@ -409,16 +492,18 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
         "pii_masked": {"emails": int(masked["emails"] or 0), "ips": int(masked["ips"] or 0)},
         "c4_lines_removed": int(masked["c4"] or 0),
         "line_dedup": line_report,
+        "sensitivity": sensitive,
         "languages": languages,
         "by_language": by_language,
         "text_length_histogram": {label: hist_counts.get(label, 0) for label in length_bin_labels()},
         "top_hosts": [{"host": r["host"], "documents": r["count"]} for r in hosts],
         "cluster_sizes": {int(r["duplicate_count"]): r["count"] for r in sizes},
-        "damaged_files": [asdict(d) for d in inputs.damaged],
+        "damaged_files": f.damaged,
         "notes": notes,
         "elapsed_seconds": round(elapsed, 2),
         "records_per_second": round(input_rows / elapsed, 1) if elapsed > 0 else None,
         "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **f.report,
     }
     if input_rows != kept + sum(dropped.values()):  # the counts are the report's promise
         raise RuntimeError(f"counts do not add up: {input_rows} rows, {kept} kept, dropped {dropped}")
@@ -427,11 +512,14 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+
     def body(args) -> int:
         config = build_config(args)
+        config.argv = tuple(args_list)
         check_java()
         report = run(config, spark_session("contentx-build-corpus"), progress=True)
         print("\n" + "\n".join(summary_lines(report)))
         return 0
 
-    return job_main("build_corpus", argv, build_parser(), body, rerun="with --overwrite")
+    return job_main("build_corpus", args_list, build_parser(), body, rerun="with --overwrite")

@@ -9,7 +9,10 @@ non-blank line is dropped (``line_dedup``).  Then the quality filters (:mod:`.qu
 any is on), which may drop it or edit its text
 (C4's line filter, PII masking), then the MinHash band hashes of the text they leave
 (:mod:`.minhash`), and when near-duplicate edges are verified, a compact signature
-(:func:`sketch`).  Documents already dropped by a column filter are passed over.
+(:func:`sketch`).  Documents already dropped by a column filter are passed over.  With
+``--signals`` (:attr:`PassSettings.signals`) every filter measures every document (the
+``signals`` struct) and the text, hash and band hashes are given for every document filtered, as
+if kept (what ``contentx select`` writes when a re-cut keeps it).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import pyarrow.compute as pc
 from ..text.language import text_hash
 from .lines import LineSettings, remove_lines
 from .minhash import MinHashParams, band_hashes, has_signature, shingle_hashes, signatures, word_hashes
+from .quality import signals as quality_signals
 
 #: Bits of each MinHash value kept in the sketch used to verify an edge: two different values agree
 #: on their low 16 bits with probability 2^-16, so the estimated Jaccard similarity is biased by
@@ -47,12 +51,13 @@ RESULT_TYPE = pa.struct(
         ("lines_removed", pa.int32()),  # by --line-dedup (repeated across the crawl)
         ("line_chars_removed", pa.int32()),
         ("line_example", pa.string()),  # the first line it removed, cut short
+        ("signals", quality_signals.arrow_type()),  # every measure (--signals), else null
     ]
 )
 RESULT_DDL = (
     "drop string, rule string, text string, text_hash string, bands array<bigint>, sketch binary, "
     "emails_masked int, ips_masked int, c4_lines_removed int, profile string, fallback string, "
-    "lines_removed int, line_chars_removed int, line_example string"
+    f"lines_removed int, line_chars_removed int, line_example string, signals {quality_signals.ddl()}"
 )
 
 
@@ -68,6 +73,9 @@ class PassSettings:
     quality: Any = None
     lines: LineSettings | None = None
     frequent: np.ndarray | None = None
+    #: ``--signals``: every filter measures every document (the ``signals`` struct), and the text,
+    #: hash, band hashes and PII counts are given for every document filtered, as if kept
+    signals: bool = False
 
 
 def sketch(sigs: np.ndarray) -> list[bytes]:
@@ -120,6 +128,7 @@ def document_batch(
     todo = dropped.is_null().to_numpy(zero_copy_only=False) & texts.is_valid().to_numpy(zero_copy_only=False)
     index = np.flatnonzero(todo)
     drop = rule = new_text = new_hash = profile = fallback = pa.nulls(n, type=pa.string())
+    signal_column = pa.nulls(n, type=quality_signals.arrow_type())
     line_example = pa.nulls(n, type=pa.string())
     names = ("emails_masked", "ips_masked", "c4_lines_removed", "lines_removed", "line_chars_removed")
     counts = {k: np.zeros(n, dtype=np.int32) for k in names}
@@ -159,13 +168,17 @@ def document_batch(
             languages.take(taken),
             language_scores.take(taken),
             settings.quality,
+            full=settings.signals,
         )
+        if result.measures is not None:
+            measured = quality_signals.to_arrow(result.measures, len(index))
+            signal_column = _scatter(measured, index, n, quality_signals.arrow_type())
         drop = pc.coalesce(drop, _scatter(result.drop, index, n))
         rule = _scatter(result.rule, index, n)
         profile, fallback = _scatter(result.profile, index, n), _scatter(result.fallback, index, n)
         for key in ("emails_masked", "ips_masked", "c4_lines_removed"):
             counts[key][index] = getattr(result, key)
-        kept = result.kept
+        kept = np.ones(len(index), bool) if settings.signals else result.kept
         edited = np.flatnonzero(kept & (result.changed | edited_by_lines))
         if len(edited):
             values = result.text.take(pa.array(edited))
@@ -202,6 +215,7 @@ def document_batch(
             fallback,
             *(pa.array(counts[k], type=pa.int32()) for k in names[3:]),
             line_example,
+            signal_column,
         ],
         fields=list(RESULT_TYPE),
     )

@@ -171,6 +171,7 @@ def _markdown(report: dict[str, Any]) -> str:
         out += ["## Rules that dropped documents", "", "| filter | rule | documents |", "|---|---|---:|"]
         out += [f"| {r['filter']} | {r['rule']} | {r['documents']} |" for r in report["dropped_rules"]]
         out += [""]
+    out += _sensitivity_markdown(report.get("sensitivity"))
     out += by_language_markdown(report.get("by_language") or [])
     out += ["## Text length", "", "| characters | documents |", "|---|---:|"]
     out += [f"| {k} | {v} |" for k, v in report["text_length_histogram"].items()]
@@ -183,6 +184,34 @@ def _markdown(report: dict[str, Any]) -> str:
 
 def _cell(text: str | None) -> str:
     return (text or "").replace("\n", " ").replace("|", "\\|")
+
+
+def _sensitivity_markdown(rows: list[dict[str, Any]] | None) -> list[str]:
+    """The sensitivity table (``--signals`` and ``select``): documents each rule alone drops at
+    thresholds around the chosen one (x1: the chosen threshold, in bold)."""
+    if not rows:
+        return []
+    factors = [p["factor"] for p in rows[0]["points"]]
+    out = [
+        "## Sensitivity: documents each rule alone drops at thresholds around the chosen one",
+        "",
+        f"Read from the signals: {rows[0]['documents']} documents the quality filters measured; a rule "
+        "counted alone, whatever the other rules decide.",
+        "",
+        "| filter | rule | " + " | ".join(f"x{f:g}" for f in factors) + " |",
+        "|---|---|" + "---:|" * len(factors),
+    ]
+    for r in rows:
+        cells = [
+            (
+                f"**{p['dropped']}** (at {p['threshold']:g})"
+                if p["factor"] == 1
+                else f"{p['dropped']} ({p['threshold']:g})"
+            )
+            for p in r["points"]
+        ]
+        out.append(f"| {r['filter']} | {r['rule']} | " + " | ".join(cells) + " |")
+    return out + [""]
 
 
 def _line_dedup_markdown(lines: dict[str, Any] | None) -> list[str]:

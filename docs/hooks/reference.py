@@ -22,6 +22,7 @@ MARKER = "<!-- contentx-reference -->"
 ALSO = {
     "run": "`python jobs/extract_warc.py` and `spark-submit jobs/extract_warc.py` run the same job.",
     "corpus": "`python jobs/build_corpus.py` and `spark-submit jobs/build_corpus.py` run the same job.",
+    "select": "`python jobs/select_corpus.py` and `spark-submit jobs/select_corpus.py` run the same job.",
 }
 
 

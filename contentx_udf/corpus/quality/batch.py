@@ -49,6 +49,9 @@ class FilterBatch:
       profile filtered the document (``fineweb2`` preset; null with the other presets);
     * ``fallback``: null when that key has its own FineWeb-2 configuration, else why another
       profile was used (:data:`.profiles.FALLBACK_REASONS`; null with the other presets).
+
+    With ``full`` (``--signals``) every filter measures every document, whatever drops it, and
+    ``text``, the PII counts and ``c4_lines_removed`` are those the document has if kept.
     """
 
     drop: pa.Array
@@ -60,6 +63,8 @@ class FilterBatch:
     c4_lines_removed: np.ndarray
     profile: pa.Array | None = None
     fallback: pa.Array | None = None
+    #: with ``full``: every measure of every document (:mod:`.signals`), name -> array of n
+    measures: dict[str, np.ndarray] | None = None
 
     def __post_init__(self) -> None:
         n = len(self.text)
@@ -101,9 +106,10 @@ class _Drops:
         self.alive = np.ones(n, bool)
 
     def record(self, docs: np.ndarray, verdicts: Verdicts) -> None:
-        """Verdicts of a filter run on the documents ``docs`` (indices into the batch)."""
+        """Verdicts of a filter run on the documents ``docs`` (indices into the batch); only
+        documents still alive are recorded (a full run measures the others too)."""
         names = verdicts.rule_names()
-        for local in np.flatnonzero(verdicts.codes > 0).tolist():
+        for local in np.flatnonzero((verdicts.codes > 0) & self.alive[docs]).tolist():
             doc = int(docs[local])
             self.drop[doc] = verdicts.filter_name
             self.rule[doc] = names[local]
@@ -116,6 +122,7 @@ def apply_filters(
     languages: Strings | None,
     language_scores: Sequence[float | None] | pa.Array | np.ndarray | None,
     settings: Settings,
+    full: bool = False,
 ) -> FilterBatch:
     """Run the filters of ``settings`` on a batch (equal lengths; ``texts`` without nulls;
     ``languages`` None means English for every text) and return :class:`FilterBatch`.
@@ -123,7 +130,10 @@ def apply_filters(
     With language profiles (``fineweb2``) each document's language key is computed once
     (:func:`~contentx_udf.text.codes.language_keys`) and gives its profile (:mod:`.profiles`);
     the batch is grouped by the profiles' segmenters and each group filtered in one pass, every
-    threshold a per-document array (:func:`.profiles.combined_settings`)."""
+    threshold a per-document array (:func:`.profiles.combined_settings`).
+
+    ``full``: every filter (on or off) measures every document, and ``measures`` holds it all
+    (the ``--signals`` table); the verdicts are the same."""
     texts = as_strings(texts)
     n = len(texts)
     if texts.null_count:
@@ -132,8 +142,12 @@ def apply_filters(
         if column is not None and len(column) != n:
             raise ValueError(f"apply_filters: {name} has {len(column)} values for {n} texts")
     drops = _Drops(n)
+    measures = Measures(n) if full else None
     if settings.url_blocklist is not None and urls is not None:
-        for i, kind in enumerate(settings.url_blocklist.match(as_strings(urls))):
+        kinds = settings.url_blocklist.match(as_strings(urls))
+        if measures is not None:
+            measures.put("url_match", np.arange(n), np.asarray(list(kinds), dtype=object))
+        for i, kind in enumerate(kinds):
             if kind is not None:
                 drops.drop[i], drops.rule[i], drops.alive[i] = "url", f"url.{kind}", False
     if settings.language_profiles:
@@ -156,7 +170,7 @@ def apply_filters(
     out_text = texts
     lines_removed = np.zeros(n, np.int64)
     for group in groups:
-        alive = drops.alive[group.members]
+        alive = np.ones(len(group.members), bool) if full else drops.alive[group.members]
         docs = group.members[alive]
         if len(docs) == 0:
             continue
@@ -166,11 +180,13 @@ def apply_filters(
         else:
             group_settings = group.settings
             sub_languages = None if languages is None else as_strings(languages).take(docs)
-        if not _any_text_filter(group_settings):
+        if not full and not _any_text_filter(group_settings):
             continue
         detect = ~np.asarray(group_settings.word_rules_without_spaces, bool)
         batch = TextBatch(texts.take(docs), sub_languages, detect, group.segmenter)
-        passed, edited, removed = _run_text_filters(batch, group_settings, docs, drops)
+        passed, edited, removed = _run_text_filters(batch, group_settings, docs, drops, measures)
+        if full:
+            passed = np.ones(len(docs), bool)  # the text each document has if kept
         if removed is not None:
             lines_removed[docs] = np.where(passed, removed, 0)
             if passed.any():
@@ -178,7 +194,7 @@ def apply_filters(
                 out_text = replace_at(out_text, docs[kept], edited.take(kept))
     emails = np.zeros(n, np.int64)
     ips = np.zeros(n, np.int64)
-    kept = np.flatnonzero(drops.alive)
+    kept = np.arange(n) if full else np.flatnonzero(drops.alive)
     if settings.mask_pii and len(kept):
         masked, emails[kept], ips[kept] = mask_pii(out_text.take(kept))
         out_text = replace_at(out_text, kept, masked)
@@ -193,6 +209,7 @@ def apply_filters(
         c4_lines_removed=lines_removed,
         profile=profile_column,
         fallback=fallback_column,
+        measures=measures,
     )
 
 
@@ -238,31 +255,71 @@ def _profile_groups(texts: pa.Array, languages, settings: Settings):
 
 
 def _run_text_filters(
-    batch: TextBatch, settings: Settings, docs: np.ndarray, drops: _Drops
+    batch: TextBatch,
+    settings: Settings,
+    docs: np.ndarray,
+    drops: _Drops,
+    measures: Measures | None = None,
 ) -> tuple[np.ndarray, pa.Array, np.ndarray | None]:
     """The text filters of ``settings`` in its order on ``batch`` (the documents ``docs``);
     returns which passed, the texts (C4's edits) and C4's removed lines (None without C4).
-    FineWeb reads C4's edited text when C4 ran before it."""
+    FineWeb reads C4's edited text when C4 ran before it.
+
+    ``measures`` (a dict, full mode): every filter, on or off, measures every document of the
+    batch, its measures stored there at ``docs``; the verdicts only count where the filter is on
+    and the document still alive."""
+    full = measures is not None
     alive = np.ones(batch.n, bool)
     edited, n_words, removed = batch.texts, batch.word_counts, None
+    everyone = np.ones(batch.n, bool)
     for name in settings.order:
         section = getattr(settings, name, None)
-        enabled = np.asarray(getattr(section, "enabled", False), bool)
-        if not enabled.any():
+        if section is None:
+            continue
+        enabled = np.broadcast_to(np.asarray(getattr(section, "enabled", False), bool), (batch.n,))
+        if not enabled.any() and not full:
             continue
         todo = alive & enabled  # a per-document switch (language profiles)
+        scope = everyone if full else todo
         if name == "gopher_repetition":
-            verdicts = GopherRepetition(section).evaluate(batch, todo)
+            verdicts = GopherRepetition(section).evaluate(batch, scope, full)
         elif name == "gopher_quality":
-            verdicts = GopherQuality(section).evaluate(batch, todo)
+            verdicts = GopherQuality(section).evaluate(batch, scope, full)
         elif name == "c4":
-            c4 = C4Quality(section).evaluate(batch, todo)
-            verdicts, edited, n_words, removed = c4.verdicts, c4.texts(), c4.kept_words, c4.lines_removed
+            c4 = C4Quality(section).evaluate(batch, scope, full)
+            verdicts, removed = c4.verdicts, c4.lines_removed
+            if enabled.all():
+                edited, n_words = c4.texts(), c4.kept_words
+            elif enabled.any():  # C4 on for some documents only: the others keep their text
+                edited = pc.if_else(pa.array(enabled), c4.texts(), edited)
+                n_words = np.where(enabled, c4.kept_words, n_words)
+            if not enabled.all():
+                removed = np.where(enabled, removed, 0)
         else:
-            verdicts = FineWebQuality(section).evaluate(edited, n_words, batch.no_space, todo)
+            verdicts = FineWebQuality(section).evaluate(edited, n_words, batch.no_space, scope, full)
+        if full:
+            for key, values in verdicts.measures.items():
+                measures.put(key, docs, values)
+            verdicts.codes[~todo] = 0
         drops.record(docs, verdicts)
         alive &= verdicts.passed
     return alive, edited, removed
+
+
+class Measures(dict):
+    """Per-document measures of a batch of ``n`` documents (name -> array of ``n``), filled a
+    group of documents at a time."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.n = n
+
+    def put(self, key: str, docs: np.ndarray, values) -> None:
+        """``self[key][docs] = values``, the column created (zeros, or None for objects) first."""
+        values = np.asarray(values)
+        if key not in self:
+            self[key] = np.zeros(self.n, values.dtype) if values.dtype != object else np.full(self.n, None)
+        self[key][docs] = values
 
 
 def _any_text_filter(settings: Settings) -> bool:

@@ -83,9 +83,10 @@ class C4Quality:
     def __init__(self, settings: C4Settings) -> None:
         self.settings = settings
 
-    def evaluate(self, batch: TextBatch, alive: np.ndarray) -> C4Result:
+    def evaluate(self, batch: TextBatch, alive: np.ndarray, full: bool = False) -> C4Result:
+        """``full``: every measure of every document of ``alive``, kept in ``verdicts.measures``."""
         s = self.settings
-        v = Verdicts(self.name, self.rules, batch.n, alive)
+        v = Verdicts(self.name, self.rules, batch.n, alive, full)
         # lines as str.splitlines() gives them (a final empty piece is no line), of live texts
         line_alive = alive[batch.line_doc] & ~(batch.line_is_last & (batch.line_lengths == 0))
         index = np.flatnonzero(line_alive)
@@ -123,9 +124,11 @@ class C4Quality:
             keep &= ~_matches(line, "(?i)" + "|".join(POLICY_SUBSTRINGS))
         # the first line that drops its page decides the reason (datatrove returns there)
         flagged = np.flatnonzero(page_rule > 0)
+        first_rule = np.zeros(batch.n, np.int8)
         if len(flagged):
             first = np.unique(doc[flagged], return_index=True)
             reason = page_rule[flagged[first[1]]]
+            first_rule[first[0]] = reason
             v.fail("lorem_ipsum", np.isin(np.arange(batch.n), first[0][reason == 1]))
             v.fail("curly_bracket", np.isin(np.arange(batch.n), first[0][reason == 2]))
         keep &= page_rule == 0
@@ -140,11 +143,21 @@ class C4Quality:
         kept_words = np.bincount(doc[keep], weights=words[keep], minlength=batch.n).astype(np.int64)
         kept_count = np.bincount(doc[keep], minlength=batch.n)
         total = np.bincount(doc, minlength=batch.n)
+        v.measure("c4_page_rule", first_rule)
+        v.measure("c4_lines_removed", total - kept_count)
+        v.measure("c4_words", kept_words)
+        if v.full:
+            need = np.iinfo(np.int64).max  # every sentence of every text counted
+            sentences = self._sentences(batch, index, doc, keep, recount, retokenized, kept_count, need)
+            v.measure("c4_sentences", sentences)
         if s.min_sentences is not None and s.min_sentences > 0:
-            v.fail(
-                "min_sentences",
-                self._too_few_sentences(batch, index, doc, keep, recount, retokenized, kept_count),
-            )
+            if v.full:
+                v.fail("min_sentences", sentences < s.min_sentences)
+            else:
+                v.fail(
+                    "min_sentences",
+                    self._too_few_sentences(batch, index, doc, keep, recount, retokenized, kept_count),
+                )
         offsets = np.concatenate(([0], np.cumsum(kept_count)))
         return C4Result(
             verdicts=v,
@@ -156,10 +169,15 @@ class C4Quality:
         )
 
     def _too_few_sentences(self, batch, index, doc, keep, recount, retokenized, kept_count) -> np.ndarray:
-        """Per text: fewer than ``min_sentences`` sentences in its kept lines.  A kept line holds
-        at least one, so only texts with fewer kept lines than that are counted."""
+        """Per text: fewer than ``min_sentences`` sentences in its kept lines."""
         need = self.settings.min_sentences
-        out = kept_count < need  # no kept line at all -> 0 sentences
+        return self._sentences(batch, index, doc, keep, recount, retokenized, kept_count, need) < need
+
+    def _sentences(self, batch, index, doc, keep, recount, retokenized, kept_count, need) -> np.ndarray:
+        """Per text: the sentences of its kept lines, counted for the texts with fewer kept lines
+        than ``need`` (a kept line holds at least one, so the others have at least ``need``:
+        their kept lines stand for the count)."""
+        out = kept_count.astype(np.int64)  # no kept line at all -> 0 sentences
         check = np.flatnonzero(keep & (kept_count[doc] < need) & (kept_count[doc] > 0))
         if len(check) == 0:
             return out
@@ -173,7 +191,7 @@ class C4Quality:
                 sentences[recount[local]] = _sentences(retokenized, local)
         totals = np.bincount(doc[check], weights=sentences[check], minlength=batch.n)
         docs = np.unique(doc[check])
-        out[docs] = totals[docs] < need
+        out[docs] = totals[docs]
         return out
 
 

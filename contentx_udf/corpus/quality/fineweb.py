@@ -47,14 +47,19 @@ class FineWebQuality:
         self.settings = settings
 
     def evaluate(
-        self, texts: pa.Array, n_words: np.ndarray, no_space: np.ndarray, alive: np.ndarray
+        self,
+        texts: pa.Array,
+        n_words: np.ndarray,
+        no_space: np.ndarray,
+        alive: np.ndarray,
+        full: bool = False,
     ) -> Verdicts:
         """``n_words``: words of each text (:mod:`.words`); ``no_space``: texts whose word rule
-        is skipped."""
+        is skipped; ``full``: every measure of every document, kept in ``measures``."""
         s = self.settings
         texts = as_strings(texts)
         n = len(texts)
-        v = Verdicts(self.name, self.rules, n, alive)
+        v = Verdicts(self.name, self.rules, n, alive, full)
         lists = pc.split_pattern(texts, "\n")
         offsets = list_offsets(lists)
         flat = lists.flatten().cast(pa.large_string())
@@ -63,31 +68,41 @@ class FineWebQuality:
         lines = flat.filter(pa.array(real))
         doc = doc[real]
         n_lines = np.bincount(doc, minlength=n)
+        v.measure("fw_lines", n_lines)
+        v.measure("fw_words", n_words)
         v.fail("empty", n_lines == 0)
-        if s.min_line_punct_ratio is not None:
+        if s.min_line_punct_ratio is not None or full:
             last = pc.utf8_slice_codeunits(lines, -1)
             ending = np.bincount(doc[_bools(pc.is_in(last, value_set=_TERMINAL))], minlength=n)
+            v.measure("fw_punct_lines", ending)
+        if s.min_line_punct_ratio is not None:
             share = ratio(ending, n_lines)
             low = share < s.min_line_punct_ratio
             low &= ~np.asarray(s.line_punct_exclude_zero, bool) | (share > 0)
             v.fail("min_line_punct_ratio", low)
         lengths = pc.utf8_length(lines).to_numpy(zero_copy_only=False).astype(np.int64)
-        if s.max_short_line_ratio is not None:
+        if s.max_short_line_ratio is not None or full:
             limit = (
                 s.short_line_length[doc]
                 if isinstance(s.short_line_length, np.ndarray)
                 else s.short_line_length
             )
             short = np.bincount(doc[lengths <= limit], minlength=n)
+            v.measure("fw_short_lines", short)
+        if s.max_short_line_ratio is not None:
             v.fail("max_short_line_ratio", ratio(short, n_lines) > s.max_short_line_ratio)
         newlines = count_literal(texts, "\n")
-        if s.max_dup_line_char_ratio is not None:
+        v.measure("fw_newlines", newlines)
+        if s.max_dup_line_char_ratio is not None or full:
             encoded = pc.dictionary_encode(lines)
             ids = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
             by_id = np.zeros(len(encoded.dictionary), np.int64)
             by_id[ids] = lengths
             dup = duplicates(ids, doc, by_id, n)
             chars = pc.utf8_length(texts).to_numpy(zero_copy_only=False).astype(np.int64) - newlines
+            v.measure("fw_dup_line_chars", dup.chars)
+            v.measure("fw_chars", chars)
+        if s.max_dup_line_char_ratio is not None:
             v.fail("max_dup_line_char_ratio", ratio(dup.chars, chars) > s.max_dup_line_char_ratio)
         if s.max_newline_word_ratio is not None:
             v.fail(

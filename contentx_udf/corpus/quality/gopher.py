@@ -127,10 +127,12 @@ class GopherRepetition:
     def __init__(self, settings: GopherRepetitionSettings) -> None:
         self.settings = settings
 
-    def evaluate(self, batch: TextBatch, alive: np.ndarray) -> Verdicts:
+    def evaluate(self, batch: TextBatch, alive: np.ndarray, full: bool = False) -> Verdicts:
+        """``full``: every measure of every document of ``alive``, kept in ``measures``."""
         s = self.settings
-        v = Verdicts(self.name, self.rules, batch.n, alive)
+        v = Verdicts(self.name, self.rules, batch.n, alive, full)
         text_len = batch.text_lengths
+        v.measure("gr_chars", text_len)
         v.fail("empty", text_len == 0)
         self._paragraphs(batch, v, text_len)
         # lines: re.split("\n+", text): the empty lines inside a text vanish, at its ends they stay
@@ -141,6 +143,9 @@ class GopherRepetition:
             batch.line_ids[lines], doc, _value_by_id(batch.line_ids, batch.line_lengths), batch.n
         )
         n_lines = np.bincount(doc, minlength=batch.n)
+        v.measure("gr_lines", n_lines)
+        v.measure("gr_dup_lines", dup.count)
+        v.measure("gr_dup_line_chars", dup.chars)
         if s.dup_line_frac is not None:
             v.fail("dup_line_frac", ratio(dup.count, n_lines) > s.dup_line_frac)
         if s.dup_line_char_frac is not None:
@@ -151,10 +156,14 @@ class GopherRepetition:
     def _paragraphs(self, batch: TextBatch, v: Verdicts, text_len: np.ndarray) -> None:
         """re.split(r"\\n{2,}", text.strip()): only texts with a blank line have more than one."""
         s = self.settings
-        if s.dup_para_frac is None and s.dup_para_char_frac is None:
+        if s.dup_para_frac is None and s.dup_para_char_frac is None and not v.full:
             return
         stripped = pc.utf8_trim_whitespace(batch.texts)
         several = v.alive & contains_literal(stripped, "\n\n")
+        if v.full:
+            v.measure("gr_paragraphs", np.ones(batch.n, np.int64))
+            v.measure("gr_dup_paragraphs", np.zeros(batch.n, np.int64))
+            v.measure("gr_dup_paragraph_chars", np.zeros(batch.n, np.int64))
         if not several.any():
             return
         docs = np.flatnonzero(several)
@@ -170,6 +179,9 @@ class GopherRepetition:
         chars = np.zeros(batch.n)
         n_paragraphs = np.ones(batch.n)
         count[docs], chars[docs], n_paragraphs[docs] = dup.count, dup.chars, np.diff(offsets)
+        v.measure("gr_paragraphs", n_paragraphs)
+        v.measure("gr_dup_paragraphs", count)
+        v.measure("gr_dup_paragraph_chars", chars)
         if s.dup_para_frac is not None:
             v.fail("dup_para_frac", ratio(count, n_paragraphs) > s.dup_para_frac)
         if s.dup_para_char_frac is not None:
@@ -179,7 +191,12 @@ class GopherRepetition:
         s = self.settings
         top = [(n, getattr(s, f"top_{n}_gram_frac")) for n in (2, 3, 4)]
         dup = [(n, getattr(s, f"dup_{n}_gram_frac")) for n in range(5, 11)]
-        if all(frac is None for _, frac in top + dup):
+        if v.full:
+            for n, _ in top:
+                v.measure(f"gr_top_{n}_gram_chars", np.zeros(batch.n, np.int64))
+            for n, _ in dup:
+                v.measure(f"gr_dup_{n}_gram_chars", np.zeros(batch.n, np.int64))
+        elif all(frac is None for _, frac in top + dup):
             return
         docs = np.flatnonzero(v.alive & ~batch.no_space)
         if len(docs) == 0:
@@ -197,17 +214,23 @@ class GopherRepetition:
         for n, frac in top:
             grams.advance()
             start, group = grams.runs()
-            if frac is not None:
+            if frac is not None or v.full:
                 top_chars = _top_chars(grams, start, group, doc_start, doc_end, batch.n)
-                v.fail(f"top_{n}_gram_frac", ratio(top_chars, text_len) > frac)
+                v.measure(f"gr_top_{n}_gram_chars", top_chars)
+                if frac is not None:
+                    v.fail(f"top_{n}_gram_frac", ratio(top_chars, text_len) > frac)
             grams.keep_repeated(group, v.alive)
         for n, frac in dup:
             while grams.n < n:
                 grams.advance()
             start, group = grams.runs()
-            if frac is not None:
-                repeated = _greedy_repeated_chars(grams, start, group, text_len, frac, v.alive, batch.n)
-                v.fail(f"dup_{n}_gram_frac", ratio(repeated, text_len) > frac)
+            if frac is not None or v.full:
+                # measured in full: exact (no early stop), so any threshold reads it
+                limit = None if v.full else frac
+                repeated = _greedy_repeated_chars(grams, start, group, text_len, limit, v.alive, batch.n)
+                v.measure(f"gr_dup_{n}_gram_chars", repeated)
+                if frac is not None:
+                    v.fail(f"dup_{n}_gram_frac", ratio(repeated, text_len) > frac)
             grams.keep_repeated(group, v.alive)
             if len(grams.pos) == 0:
                 break
@@ -247,7 +270,8 @@ def _greedy_repeated_chars(grams: _NGrams, start, group, text_len, frac, alive, 
 
     The union of all repeats' words bounds it from above and settles almost every text at no
     cost; only texts above the threshold by that bound are scanned exactly, over their repeated
-    n-grams only (one Python step per repeated occurrence, never per word)."""
+    n-grams only (one Python step per repeated occurrence, never per word).  ``frac`` None: every
+    text with a repeat is scanned to its end (the exact count, for the signals)."""
     n, pos = grams.n, grams.pos
     rep_pos = np.sort(pos[~start])
     out = np.zeros(n_docs)
@@ -262,7 +286,8 @@ def _greedy_repeated_chars(grams: _NGrams, start, group, text_len, frac, alive, 
     end = np.where(last_of_doc, rep_pos + n, np.minimum(rep_pos + n, nxt))
     covered = grams.cum_len[end] - grams.cum_len[rep_pos]
     bound = np.bincount(doc, weights=covered, minlength=n_docs)
-    suspects = np.flatnonzero(alive & (bound > frac * text_len))
+    exact = frac is None
+    suspects = np.flatnonzero(alive & (bound > (0 if exact else frac) * text_len))
     out[:] = bound
     if len(suspects) == 0:
         return out
@@ -274,7 +299,7 @@ def _greedy_repeated_chars(grams: _NGrams, start, group, text_len, frac, alive, 
     group_pos, group_id = group_pos[order], group_id[order]
     group_doc = grams.word_doc[group_pos]
     bounds = np.searchsorted(group_doc, suspects), np.searchsorted(group_doc, suspects, side="right")
-    limits = frac * text_len
+    limits = np.full(n_docs, np.inf) if exact else frac * text_len
     for doc_index, lo, hi in zip(suspects.tolist(), bounds[0].tolist(), bounds[1].tolist(), strict=True):
         limit = limits[doc_index]
         seen: set[int] = set()
@@ -326,9 +351,10 @@ class GopherQuality:
     def __init__(self, settings: GopherQualitySettings) -> None:
         self.settings = settings
 
-    def evaluate(self, batch: TextBatch, alive: np.ndarray) -> Verdicts:
+    def evaluate(self, batch: TextBatch, alive: np.ndarray, full: bool = False) -> Verdicts:
+        """``full``: every measure of every document of ``alive``, kept in ``measures``."""
         s = self.settings
-        v = Verdicts(self.name, self.rules, batch.n, alive)
+        v = Verdicts(self.name, self.rules, batch.n, alive, full)
         words = batch.line_words
         spaced = ~batch.no_space
         n_words = batch.word_counts.astype(float)
@@ -336,6 +362,13 @@ class GopherQuality:
         n_real = batch.per_text(real)
         real_chars = batch.per_text(np.where(real, words.lengths, 0))
         mean_length = ratio(real_chars, n_real)
+        v.measure("no_space", batch.no_space)
+        v.measure("gq_words", n_words)
+        v.measure("gq_real_words", n_real)
+        v.measure("gq_real_word_chars", real_chars)
+        if v.full:
+            v.measure("gq_hashes", batch.count("#"))
+            v.measure("gq_ellipses", batch.count("...") + batch.count("…"))
         if s.min_words is not None:
             v.fail("min_words", spaced & (n_real < s.min_words))
         if s.max_words is not None:
@@ -349,13 +382,19 @@ class GopherQuality:
         if s.max_ellipsis_word_ratio is not None:
             ellipses = batch.count("...") + batch.count("…")
             v.fail("max_ellipsis_word_ratio", spaced & (ratio(ellipses, n_words) > s.max_ellipsis_word_ratio))
-        if s.max_bullet_lines_ratio is not None or s.max_ellipsis_lines_ratio is not None:
+        if s.max_bullet_lines_ratio is not None or s.max_ellipsis_lines_ratio is not None or v.full:
             self._line_rules(batch, v)
-        if s.min_alpha_words_ratio is not None:
+        if s.min_alpha_words_ratio is not None or v.full:
             alpha = batch.per_text(words.has_letter)
+            v.measure("gq_alpha_words", alpha)
+        if s.min_alpha_words_ratio is not None:
             v.fail("min_alpha_words_ratio", spaced & (ratio(alpha, n_words) < s.min_alpha_words_ratio))
+        if s.min_stop_words is not None or v.full:
+            found = self._stop_words(batch)
+            v.measure("gq_stop_words", found)
         if s.min_stop_words is not None:
-            v.fail("min_stop_words", spaced & self._too_few_stop_words(batch))
+            minimum = s.min_stop_words
+            v.fail("min_stop_words", spaced & (found >= 0) & (found < minimum))
         return v
 
     def _line_rules(self, batch: TextBatch, v: Verdicts) -> None:
@@ -363,22 +402,27 @@ class GopherQuality:
         s = self.settings
         counted = ~(batch.line_is_last & (batch.line_lengths == 0))
         n_lines = np.bincount(batch.line_doc[counted], minlength=batch.n)
+        v.measure("gq_lines", n_lines)
         lines = batch.lines
-        if s.max_bullet_lines_ratio is not None:
+        if s.max_bullet_lines_ratio is not None or v.full:
             bullet = _bools(pc.match_substring_regex(lines, "^" + WHITESPACE + r"*[•\-]"))
             bullets = np.bincount(batch.line_doc[bullet & counted], minlength=batch.n)
-            v.fail("max_bullet_lines_ratio", ratio(bullets, n_lines) > s.max_bullet_lines_ratio)
-        if s.max_ellipsis_lines_ratio is not None:
+            v.measure("gq_bullet_lines", bullets)
+            if s.max_bullet_lines_ratio is not None:
+                v.fail("max_bullet_lines_ratio", ratio(bullets, n_lines) > s.max_bullet_lines_ratio)
+        if s.max_ellipsis_lines_ratio is not None or v.full:
             ending = _bools(pc.match_substring_regex(lines, r"(?:\.\.\.|…)" + WHITESPACE + "*$"))
             ellipsis = np.bincount(batch.line_doc[ending & counted], minlength=batch.n)
-            v.fail("max_ellipsis_lines_ratio", ratio(ellipsis, n_lines) > s.max_ellipsis_lines_ratio)
+            v.measure("gq_ellipsis_lines", ellipsis)
+            if s.max_ellipsis_lines_ratio is not None:
+                v.fail("max_ellipsis_lines_ratio", ratio(ellipsis, n_lines) > s.max_ellipsis_lines_ratio)
 
-    def _too_few_stop_words(self, batch: TextBatch) -> np.ndarray:
-        """Per text: fewer than ``min_stop_words`` distinct stop words of its language (texts whose
-        language has no list never fail).  Every language of the batch at once: a word occurrence
-        is a stop word when the pair (word, its text's language) is in the table."""
+    def _stop_words(self, batch: TextBatch) -> np.ndarray:
+        """Per text: the distinct stop words of its language, -1 when its language has no list
+        (such a text never fails).  Every language of the batch at once: a word occurrence is a
+        stop word when the pair (word, its text's language) is in the table."""
         s = self.settings
-        out = np.zeros(batch.n, bool)
+        out = np.full(batch.n, -1, np.int64)
         table = [(language, words) for language, words in s.stop_words if words]
         if not table:
             return out
@@ -404,9 +448,7 @@ class GopherQuality:
         local, index = local[hit], index[hit]
         stop = np.isin(index * n_languages + doc_language[docs][local], pairs)
         found = np.unique(local[stop] * len(vocabulary) + index[stop])
-        distinct = np.bincount(found // len(vocabulary), minlength=len(docs))
-        minimum = s.min_stop_words[docs] if isinstance(s.min_stop_words, np.ndarray) else s.min_stop_words
-        out[docs] = distinct < minimum
+        out[docs] = np.bincount(found // len(vocabulary), minlength=len(docs))
         return out
 
 

@@ -10,17 +10,36 @@ class Verdicts:
     ``rules`` of the first rule it failed.  Rules are checked in their order, so a rule only marks
     documents that passed the earlier ones (datatrove's filters return at the first failure)."""
 
-    def __init__(self, filter_name: str, rules: tuple[str, ...], n: int, alive: np.ndarray | None = None):
+    def __init__(
+        self,
+        filter_name: str,
+        rules: tuple[str, ...],
+        n: int,
+        alive: np.ndarray | None = None,
+        full: bool = False,
+    ):
         self.filter_name = filter_name
         self.rules = rules
         self.codes = np.zeros(n, np.int16)
         self.alive = np.ones(n, bool) if alive is None else alive.copy()
+        #: ``full``: every measure of every document of ``alive`` (``--signals``): a failed rule
+        #: is recorded but the document stays in the set the later rules measure
+        self.full = full
+        #: the per-document measures the rules read (:mod:`.signals`), filled with ``full``
+        self.measures: dict[str, np.ndarray] = {}
 
     def fail(self, rule: str, failing: np.ndarray) -> None:
-        """Documents of ``failing`` (a mask) that are still alive fail ``rule``."""
-        hit = failing & self.alive
+        """Documents of ``failing`` (a mask) that are still alive fail ``rule`` (the first rule
+        failed is kept)."""
+        hit = failing & self.alive & (self.codes == 0)
         self.codes[hit] = self.rules.index(rule) + 1
-        self.alive &= ~hit
+        if not self.full:
+            self.alive &= ~hit
+
+    def measure(self, name: str, values: np.ndarray) -> None:
+        """Keep ``values`` (one per document) as the measure ``name`` when measuring in full."""
+        if self.full:
+            self.measures[name] = np.asarray(values)
 
     @property
     def passed(self) -> np.ndarray:

@@ -1,0 +1,291 @@
+"""``contentx select --from DIR --output DIR2``: a corpus re-cut from a ``--signals`` build without
+recomputing a filter or a MinHash.
+
+The build's command line (``DIR/signals/_build.json``) with the changes asked (``--filters``,
+``--filter-set``, ``--min-language-score``, ``--languages``) gives the configuration of the full
+build this re-cut stands for.  Each document's verdict is read from its signals
+(:func:`.quality.signals.judge`: the filters' own comparisons over the stored counts), an SQL
+``--where`` over the signals drops more, and the rows are put back together as the build's pass
+table (the texts as the build would write them, their hashes and band hashes from
+``DIR/texts/``).  From there the build's own code runs (:func:`.job.finish`): exact and near
+dedup over the documents selected (the duplicate graph is rebuilt from their band hashes, so a
+cluster keeps its preferred *surviving* member, as a full build does), the documents, the
+report, the commit (staging, ``_SUCCESS`` last).
+
+A re-cut cannot change what the signals were measured with (:data:`.quality.signals.MEASURE_KEYS`:
+C4's line rules, stop words, PII masking ...), nor let in documents the build's column filters
+dropped (a ``--languages`` it did not keep): it says so in one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import uuid
+from collections.abc import Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from ..errors import UserError, job_main
+from ..spark.worker_env import check_java, spark_session
+from .config import CorpusConfig, config_from_argv
+from .job import STAGING, Finish, _checkpointer, _progress, finish, prepare_output
+from .quality.settings import PRESETS
+from .quality.signals import SIGNALS, changed_measure_keys, judge
+from .report import summary_lines
+from .signals import read_build
+from .tables import SUCCESS, open_store
+
+#: Build flags a re-cut drops from the build's command line (it sets its own output).
+_DROPPED_FLAGS = ("--overwrite", "--signals")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="contentx select",
+        description="Re-cut a corpus built with --signals: other filter settings, an SQL condition "
+        "over the signals, fewer languages; no filter or MinHash recomputed (docs/curation.md).",
+    )
+    p.add_argument(
+        "--from", dest="source", required=True, metavar="DIR", help="a corpus built with --signals"
+    )
+    p.add_argument("--output", required=True, metavar="DIR2", help="the re-cut corpus")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing DIR2")
+    p.add_argument(
+        "--filters", default=None, metavar="PRESET", help="quality filter preset (as contentx corpus)"
+    )
+    p.add_argument(
+        "--filter-set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set one threshold or switch over the build's (as contentx corpus; repeatable)",
+    )
+    p.add_argument("--min-language-score", default=None, metavar="X", help="as contentx corpus")
+    p.add_argument("--languages", default=None, help="keep only these languages (among the build's)")
+    p.add_argument(
+        "--where",
+        default=None,
+        metavar="SQL",
+        help="keep only the documents for which this SQL condition over the signals columns holds, "
+        "e.g. \"gq_real_words >= 200 and host not like '%%.example'\"",
+    )
+    return p
+
+
+def _changes(args: argparse.Namespace) -> list[str]:
+    out: list[str] = []
+    if args.filters is not None:
+        out += ["--filters", args.filters]
+    for item in args.filter_set:
+        out += ["--filter-set", item]
+    if args.min_language_score is not None:
+        out += ["--min-language-score", args.min_language_score]
+    if args.languages is not None:
+        out += ["--languages", args.languages]
+    return out
+
+
+def configs(build_argv: Sequence[str], args: argparse.Namespace) -> tuple[CorpusConfig, CorpusConfig]:
+    """``(the build's configuration, the re-cut's)``: the build's command line, then the changes."""
+    built = config_from_argv(build_argv)
+    argv = [a for a in build_argv if a not in _DROPPED_FLAGS] + ["--output", args.output]
+    argv += ["--overwrite"] if args.overwrite else []
+    wanted = config_from_argv(argv + _changes(args))
+    return built, wanted
+
+
+def check(built: CorpusConfig, wanted: CorpusConfig) -> None:
+    """One :class:`UserError` line for a re-cut the signals cannot give."""
+    if built.against:
+        raise UserError(
+            "select: the build used --against; re-cut without it is not supported, rebuild instead"
+        )
+    b = built.quality or PRESETS["none"]
+    w = wanted.quality or PRESETS["none"]
+    changed = changed_measure_keys(b, w)
+    if changed:
+        raise UserError(
+            f"{', '.join(changed)} differ from the build's: they change what the signals measured "
+            "or the text itself; rebuild with those settings"
+        )
+    if built.languages and wanted.languages and not set(wanted.languages) <= set(built.languages):
+        extra = sorted(set(wanted.languages) - set(built.languages))
+        raise UserError(
+            f"select: --languages {','.join(extra)} were dropped by the build; rebuild to keep them"
+        )
+    if built.languages and not wanted.languages:
+        raise UserError("the build kept only some languages; --languages must name a subset of them")
+
+
+def _judge_udf(settings):
+    """``mapInArrow`` body: the re-cut's verdict of each measured document."""
+    import numpy as np
+    import pyarrow as pa
+
+    names = [s.name for s in SIGNALS]
+
+    def run(batches):
+        for batch in batches:
+            n = batch.num_rows
+            if n == 0:
+                continue
+            m = {}
+            for name in names:
+                column = batch.column(name)
+                if name == "url_match":
+                    m[name] = np.asarray(column.to_pylist(), dtype=object)
+                elif name == "no_space":
+                    m[name] = column.fill_null(False).to_numpy(zero_copy_only=False).astype(bool)
+                else:
+                    m[name] = column.fill_null(0).to_numpy(zero_copy_only=False)
+            scores = (
+                batch.column("language_score")
+                .cast(pa.float64())
+                .fill_null(np.nan)
+                .to_numpy(zero_copy_only=False)
+            )
+            keys = np.asarray(batch.column("profile").to_pylist(), dtype=object)
+            drop, rule = judge(m, scores, settings, keys)
+            yield pa.record_batch(
+                [batch.column("doc_id"), pa.array(drop, pa.string()), pa.array(rule, pa.string())],
+                names=["doc_id", "q_drop", "q_rule"],
+            )
+
+    return run
+
+
+@contextmanager
+def _quiet_query_errors():
+    """PySpark logs a query's analysis error (its whole Java stack) before raising it: switched
+    off while ``--where`` is checked, whose error is then one line."""
+    from pyspark.logger import PySparkLogger
+
+    names = ("SQLQueryContextLogger", "DataFrameQueryContextLogger")
+    loggers = [PySparkLogger.getLogger(n) for n in names]
+    before = [lg.disabled for lg in loggers]
+    for lg in loggers:
+        lg.disabled = True
+    try:
+        yield
+    finally:
+        for lg, was in zip(loggers, before, strict=True):
+            lg.disabled = was
+
+
+def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
+    """The build's pass table as the re-cut's settings would have made it (:func:`.job.first_pass`'
+    columns, without the texts: they join the kept documents only), the signals and the texts."""
+    from pyspark.sql import functions as F
+
+    signals = spark.read.parquet(source_store.uri("signals"))
+    texts = spark.read.parquet(source_store.uri("texts"))
+    settings = wanted.quality or PRESETS["none"]
+    measured = signals.where(F.col("gr_chars").isNotNull()).select(
+        "doc_id", "language_score", "profile", *(s.name for s in SIGNALS)
+    )
+    verdicts = measured.mapInArrow(_judge_udf(settings), "doc_id long, q_drop string, q_rule string")
+    rows = signals.join(verdicts, "doc_id", "left")
+    column_drop = F.col("column_drop")
+    if wanted.languages:
+        # the column filters' order: status, language, then the others
+        outside = ~F.coalesce(F.col("language").isin(*wanted.languages), F.lit(False))
+        column_drop = (
+            F.when(column_drop == "status", column_drop)
+            .when(outside, F.lit("language"))
+            .otherwise(column_drop)
+        )
+    drop = F.coalesce(column_drop, F.col("q_drop"))
+    rule = F.when(column_drop.isNull(), F.col("q_rule"))
+    if where:
+        try:
+            condition = F.expr(where)
+            with _quiet_query_errors():
+                rows.select(condition).limit(0).collect()  # analysed now: a bad condition is one line
+        except Exception as exc:  # ParseException, AnalysisException
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise UserError(f"--where {where!r}: {first}") from None
+        drop = F.coalesce(drop, F.when(~F.coalesce(condition, F.lit(False)), F.lit("where")))
+        rule = F.when(drop == "where", F.lit("where")).otherwise(rule)
+    rows = rows.withColumn("_drop", drop).withColumn("_rule", rule)
+    passed = F.col("_drop").isNull()
+    table = rows.join(texts, "doc_id").select(
+        "doc_id",
+        "_input",
+        "url",
+        "host",
+        "fetch_time",
+        "language",
+        "language_score",
+        "title",
+        F.lit(None).cast("string").alias("text"),  # joined to the kept documents only (Finish.texts)
+        F.when(passed, F.col("text_length"))
+        .otherwise(F.col("input_length"))
+        .cast("long")
+        .alias("text_length"),
+        "text_hash",
+        "warc_filename",
+        "warc_record_offset",
+        "warc_record_length",
+        F.col("_drop").alias("drop"),
+        F.col("_rule").alias("rule"),
+        F.when(~passed, F.coalesce(F.col("excerpt"), F.substring("text", 1, 200))).alias("excerpt"),
+        "bands",
+        "sketch",
+        F.when(passed, F.col("emails_masked")).otherwise(0).alias("emails_masked"),
+        F.when(passed, F.col("ips_masked")).otherwise(0).alias("ips_masked"),
+        F.when(passed, F.col("c4_removed")).otherwise(0).alias("c4_lines_removed"),
+        "profile",
+        "fallback",
+        "lines_removed",
+        "line_chars_removed",
+        "line_example",
+    )
+    return table, signals, texts.select("doc_id", "text")
+
+
+def run(args: argparse.Namespace, spark, progress: bool = False) -> dict[str, Any]:
+    started = time.perf_counter()
+    say = _progress(started) if progress else (lambda stage: None)
+    source = open_store(spark, args.source, "--from")
+    if not source.exists(SUCCESS):
+        raise UserError(f"--from {args.source} is not a finished corpus (no {SUCCESS})")
+    build = read_build(source)
+    if build is None:
+        raise UserError(
+            f"--from {args.source} was built without --signals; rebuild with --signals to re-cut it"
+        )
+    built, wanted = configs(build["argv"], args)
+    check(built, wanted)
+    if open_store(spark, args.output, "--output").uri() == source.uri():
+        raise UserError(f"--output {args.output} is the corpus it selects from; write it elsewhere")
+    store = prepare_output(spark, wanted)
+    run_dir = (STAGING, time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:8])
+    checkpoint = _checkpointer(spark, store, run_dir)
+    table, signals, texts = pass_table(spark, source, wanted, args.where)
+    staged = store.uri(*run_dir, "pass")
+    table.write.parquet(staged)
+    say("verdicts read from the signals")
+    minhash = wanted.minhash() if wanted.dedup == "near" else None
+    extra = {"selected_from": args.source, "where": args.where}
+    return finish(
+        spark,
+        wanted,
+        store,
+        run_dir,
+        spark.read.parquet(staged),
+        Finish(checkpoint, say, started, minhash=minhash, report=extra, signals=signals, texts=texts),
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+
+    def body(args) -> int:
+        check_java()
+        report = run(args, spark_session("contentx-select"), progress=True)
+        print("\n" + "\n".join(summary_lines(report)))
+        return 0
+
+    return job_main("select", args_list, build_parser(), body, rerun="with --overwrite")

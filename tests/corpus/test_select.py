@@ -1,0 +1,229 @@
+"""``contentx corpus --signals`` and ``contentx select`` end to end on real page texts (the WCXB dev
+pages' main texts) with near copies made from them.
+
+* ``--signals`` changes no kept document, and writes one signals row per input row.
+* ``select`` with a preset, ``--filter-set`` overrides, a language score, ``--languages`` keeps
+  exactly the documents of a full build with those settings, near duplicates included: a near
+  copy whose preferred (earlier) member a tighter threshold drops is kept, as the full build
+  keeps it.
+* A re-cut the signals cannot give (C4's line rules changed, a language the build dropped) is one
+  line and exit code 2; the committed output rules hold for DIR2.
+* The sensitivity table agrees with builds at the moved thresholds.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow.parquet as pq
+import pytest
+
+from contentx_udf import cli
+from contentx_udf.corpus import job as corpus_job
+from contentx_udf.corpus.config import config_from_argv
+
+from ..conftest import SHARED, shared_or_skip
+from .tables import table_row, write_table
+
+pytestmark = pytest.mark.spark
+
+WCXB = SHARED / "data" / "wcxb-dev" / "ground-truth"
+PAGES = 160
+
+
+def _words(text: str, n: int) -> str:
+    return " ".join(text.split()[:n])
+
+
+@pytest.fixture(scope="module")
+def crawl(tmp_path_factory):
+    """160 real pages; 12 near-copy pairs (a page cut to 130 words on day 1, the same with 25
+    more words on day 2: a tighter min_words drops the earlier one only); 6 exact copies."""
+    directory = shared_or_skip(WCXB)
+    texts = []
+    for path in sorted(directory.glob("*.json"))[:PAGES]:
+        texts.append(json.loads(path.read_text())["ground_truth"].get("main_content") or "")
+    rows = [table_row(f"https://site{i % 9}.example/p{i}", t, offset=i) for i, t in enumerate(texts) if t]
+    long_texts = [t for t in texts if len(t.split()) > 400]
+    for k, text in enumerate(long_texts[:12]):
+        short = _words(text, 130) + "."
+        rows.append(table_row(f"https://copies.example/a{k}", short, offset=1000 + k, day=1))
+        longer = short + " " + " ".join(text.split()[300:325]) + "."
+        rows.append(table_row(f"https://copies.example/b{k}", longer, offset=2000 + k, day=2))
+    for k, text in enumerate(long_texts[12:18]):
+        rows.append(table_row(f"https://mirror.example/m{k}", text, offset=3000 + k, day=3))
+    table = tmp_path_factory.mktemp("select") / "table"
+    write_table(table, "combined", rows)
+    return table
+
+
+def _docs(path) -> set[tuple]:
+    table = pq.read_table(str(path / "documents"), columns=["url", "text_hash", "duplicate_count"])
+    return set(zip(*(table.column(c).to_pylist() for c in table.column_names), strict=True))
+
+
+def _build(spark, argv) -> dict:
+    return corpus_job.run(config_from_argv(argv), spark)
+
+
+@pytest.fixture(scope="module")
+def source(spark, crawl, tmp_path_factory):
+    """A fineweb build with --signals (and the same without)."""
+    root = tmp_path_factory.mktemp("built")
+    argv = ["--input", str(crawl), "--filters", "fineweb", "--dedup", "near"]
+    plain = _build(spark, [*argv, "--output", str(root / "plain")])
+    signals = _build(spark, [*argv, "--output", str(root / "signals"), "--signals"])
+    return root, argv, plain, signals
+
+
+def test_signals_change_no_document_and_cover_every_row(spark, source):
+    root, _, plain, signals = source
+    assert _docs(root / "plain") == _docs(root / "signals")
+    assert plain["dropped"] == signals["dropped"]
+    rows = pq.read_table(str(root / "signals" / "signals"))
+    assert rows.num_rows == signals["input_rows"]
+    # the first failed filter recorded per document is the report's count per filter
+    drops = [d for d in rows.column("drop").to_pylist() if d]
+    for name, count in signals["dropped"].items():
+        if name not in ("exact_duplicate", "near_duplicate", "seen_before"):
+            assert drops.count(name) == count, name
+    outcomes = rows.column("outcome").to_pylist()
+    assert outcomes.count("kept") == signals["kept"]
+    assert outcomes.count("near_duplicate") == signals["dropped"]["near_duplicate"] > 0
+    assert (root / "signals" / "_SUCCESS").exists() and not (root / "signals" / "_staging").exists()
+    assert signals["sensitivity"] and "Sensitivity" in (root / "signals" / "report.md").read_text()
+
+
+CHANGES = [
+    ["--filter-set", "gopher_quality.min_words=150"],
+    [
+        "--filter-set",
+        "gopher_repetition.dup_line_frac=0.1",
+        "--filter-set",
+        "fineweb.max_short_line_ratio=0.9",
+    ],
+    ["--min-language-score", "0.9", "--filter-set", "c4.min_sentences=12"],
+    ["--filter-set", "gopher_quality.enabled=false", "--filter-set", "fineweb.enabled=false"],
+]
+
+
+@pytest.mark.parametrize("changes", CHANGES, ids=["min_words", "repetition", "score", "rules_off"])
+def test_select_equals_a_full_build(spark, source, tmp_path, changes):
+    root, argv, _, _ = source
+    out = tmp_path / "cut"
+    assert cli.main(["select", "--from", str(root / "signals"), "--output", str(out), *changes]) == 0
+    full = _build(spark, [*argv, "--output", str(tmp_path / "full"), *changes])
+    assert _docs(out) == _docs(tmp_path / "full")
+    report = json.loads((out / "_report.json").read_text())
+    assert report["dropped"] == full["dropped"] and report["kept"] == full["kept"]
+    assert _docs(out) != _docs(root / "signals")  # the change mattered
+    assert (out / "_SUCCESS").exists() and not (out / "_staging").exists()
+
+
+def test_a_near_copy_is_kept_when_its_preferred_member_is_dropped(spark, source, tmp_path):
+    root, _, _, _ = source
+    out = tmp_path / "cut"
+    before = {u for u, _, _ in _docs(root / "signals")}
+    assert cli.main(["select", "--from", str(root / "signals"), "--output", str(out),
+                     "--filter-set", "gopher_quality.min_words=150"]) == 0  # fmt: skip
+    after = {u for u, _, _ in _docs(out)}
+    early = {u for u in before if "copies.example/a" in u}
+    late = {u for u in after if "copies.example/b" in u}
+    assert early and not (early & after)  # the day-1 copies (130 words) are dropped now
+    assert late and not (late & before)  # and their day-2 near copies take their place
+
+
+def test_gopher_build_recut_to_other_presets_and_languages(spark, crawl, tmp_path):
+    argv = ["--input", str(crawl), "--filters", "gopher", "--dedup", "near", "--line-dedup",
+            "--line-dedup-min-docs", "3"]  # fmt: skip
+    _build(spark, [*argv, "--output", str(tmp_path / "src"), "--signals"])
+    for i, changes in enumerate(
+        (
+            ["--filters", "none"],
+            ["--filters", "fineweb", "--filter-set", "c4.enabled=false"],
+            ["--languages", "en"],
+        )
+    ):
+        out = tmp_path / f"cut{i}"
+        assert cli.main(["select", "--from", str(tmp_path / "src"), "--output", str(out), *changes]) == 0
+        _build(spark, [*argv, "--output", str(tmp_path / f"full{i}"), *changes])
+        assert _docs(out) == _docs(tmp_path / f"full{i}"), changes
+
+
+def test_where_over_the_signals_and_the_user_errors(spark, source, tmp_path, capsys):
+    root, _, _, _ = source
+    out = tmp_path / "cut"
+    argv = ["select", "--from", str(root / "signals"), "--output", str(out)]
+    assert cli.main([*argv, "--where", "gq_real_words < 400"]) == 0
+    report = json.loads((out / "_report.json").read_text())
+    assert report["dropped"]["where"] > 0
+    signals = pq.read_table(str(root / "signals" / "signals")).to_pylist()
+    words = {r["url"]: r["gq_real_words"] for r in signals}
+    assert all(words[u] < 400 for u, _, _ in _docs(out))
+    capsys.readouterr()
+    cases = [
+        ([*argv, "--overwrite", "--filter-set", "c4.policy_lines=false"], "c4.policy_lines"),
+        ([*argv, "--overwrite", "--where", "gq_real_words <"], "--where"),
+        ([*argv, "--overwrite", "--where", "no_such_column > 1"], "--where"),
+        ([*argv], "exists and is not empty"),
+        (["select", "--from", str(root / "plain"), "--output", str(tmp_path / "x")], "without --signals"),
+    ]
+    for args, needle in cases:
+        assert cli.main(args) == 2, args
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and needle in err, err
+
+
+GOPHER_QUALITY_RULES = ("min_words", "max_words", "min_mean_word_length", "max_mean_word_length",
+                        "max_hash_word_ratio", "max_ellipsis_word_ratio", "max_bullet_lines_ratio",
+                        "max_ellipsis_lines_ratio", "min_alpha_words_ratio", "min_stop_words")  # fmt: skip
+
+
+@pytest.mark.parametrize("factor", [0.5, 1.5])
+def test_sensitivity_matches_builds_at_the_moved_threshold(spark, source, tmp_path, factor):
+    """The rule of Gopher quality the table says drops most at a moved threshold, alone in a build
+    at that threshold (every other filter and rule off), drops that many documents."""
+    _, argv, _, built = source
+    rows = [r for r in built["sensitivity"] if r["filter"] == "gopher_quality"]
+    rule, point = max(
+        ((r["rule"], p) for r in rows for p in r["points"] if p["factor"] == factor),
+        key=lambda item: item[1]["dropped"],
+    )
+    assert point["dropped"] > 0
+    only = ["--filter-set", "gopher_repetition.enabled=false", "--filter-set", "c4.enabled=false",
+            "--filter-set", "fineweb.enabled=false", "--min-language-score", "off"]  # fmt: skip
+    for key in GOPHER_QUALITY_RULES:
+        value = point["threshold"] if key == rule else "off"
+        only += ["--filter-set", f"gopher_quality.{key}={value}"]
+    full = _build(spark, [*argv, "--output", str(tmp_path / "full"), *only])
+    assert full["dropped"]["gopher_quality"] == point["dropped"]
+
+
+UDHR = SHARED / "data" / "udhr2"
+
+
+def test_fineweb2_recut_equals_a_full_build(spark, tmp_path):
+    """Per-language profiles: the UDHR in 8 languages and scripts, whole and cut, with real English
+    pages; a global override and a language score are re-judged per document's profile."""
+    directory = shared_or_skip(UDHR)
+    rows = []
+    for k, stem in enumerate(("deu", "fra", "rus", "arb", "cmn_hans", "jpn", "khm", "spa")):
+        text = "\n".join(
+            line.strip() for line in (directory / f"{stem}.txt").read_text().splitlines() if line.strip()
+        )
+        for j, cut in enumerate((text, text[: len(text) // 3], text[: len(text) // 9])):
+            rows.append(table_row(f"https://udhr{k}.example/{j}", cut, offset=100 * k + j))
+    for i, path in enumerate(sorted(shared_or_skip(WCXB).glob("*.json"))[:30]):
+        text = json.loads(path.read_text())["ground_truth"].get("main_content") or ""
+        if text:
+            rows.append(table_row(f"https://en.example/{i}", text, offset=5000 + i))
+    table = tmp_path / "table"
+    write_table(table, "combined", rows)
+    argv = ["--input", str(table), "--filters", "fineweb2", "--dedup", "near"]
+    _build(spark, [*argv, "--output", str(tmp_path / "src"), "--signals"])
+    changes = ["--filter-set", "gopher_quality.min_words=400", "--min-language-score", "0.5"]
+    out = tmp_path / "cut"
+    assert cli.main(["select", "--from", str(tmp_path / "src"), "--output", str(out), *changes]) == 0
+    full = _build(spark, [*argv, "--output", str(tmp_path / "full"), *changes])
+    assert _docs(out) == _docs(tmp_path / "full") != _docs(tmp_path / "src")
+    assert json.loads((out / "_report.json").read_text())["dropped"] == full["dropped"]
