@@ -19,7 +19,10 @@ Every check goes through Hadoop's ``FileSystem`` (the JVM gateway), so local pat
 from __future__ import annotations
 
 import json
+import os
+import re
 import struct
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -56,6 +59,31 @@ CHECK_THREADS = 32
 TAIL_BYTES = 65_536
 
 
+#: Reads of an input file that fail the way a filesystem fails for a moment (the file missing
+#: or not a file, access denied, a connection reset or timed out) are tried again: attempts in
+#: all, the first wait in seconds (doubling); ``CONTENTX_READ_ATTEMPTS`` / ``CONTENTX_READ_BACKOFF``
+#: in the driver's environment override them.  A damaged file (bad bytes) is never retried.
+READ_ATTEMPTS = 4
+READ_BACKOFF_SECONDS = 0.5
+#: What Hadoop, the JVM and Python say for such a momentary failure.
+TRANSIENT_READ = re.compile(
+    r"FileNotFoundException|No such file or directory|does not exist|FILE_NOT_EXIST|Is a directory|"
+    r"is not a file|AccessDenied|Permission denied|Connection reset|Connection refused|"
+    r"SocketTimeout|timed out|Broken pipe|Connection closed",
+)
+
+
+def read_retries() -> tuple[int, float]:
+    """``(attempts, first wait)`` of a momentarily unreadable input file (see :data:`READ_ATTEMPTS`)."""
+    attempts = max(1, int(os.environ.get("CONTENTX_READ_ATTEMPTS", READ_ATTEMPTS)))
+    return attempts, max(0.0, float(os.environ.get("CONTENTX_READ_BACKOFF", READ_BACKOFF_SECONDS)))
+
+
+def is_transient(error: BaseException | str) -> bool:
+    """Whether a failed read looks like a filesystem failing for a moment (worth another try)."""
+    return bool(TRANSIENT_READ.search(str(error)))
+
+
 @dataclass
 class DamagedFile:
     path: str
@@ -71,6 +99,8 @@ class Table:
     path: str
     root: str
     files: list[str]
+    #: ``(length, modification time)`` of each file when the table was checked (by URI).
+    stamps: dict[str, tuple[int, int] | None] = field(default_factory=dict)
 
 
 @dataclass
@@ -112,6 +142,19 @@ class InputTables:
                 if uri in text or path.lstrip("/") in text:
                     return uri
         return None
+
+    def changed(self, spark) -> list[str]:
+        """The input files whose length or modification time is no longer what the check saw
+        (replaced, rewritten or removed since): what the job read of them may be neither version."""
+        files = [(t, uri) for t in self.tables for uri in t.files]
+        stores = {t.index: OutputStore(spark, t.root) for t in self.tables}
+
+        def moved(item) -> bool:
+            table, uri = item
+            return stores[table.index].stamp(uri[len(table.root) :].lstrip("/")) != table.stamps.get(uri)
+
+        with ThreadPoolExecutor(max_workers=CHECK_THREADS) as pool:
+            return [uri for (_t, uri), gone in zip(files, pool.map(moved, files), strict=True) if gone]
 
     def leave_out(self, spark, uri: str, reason: str) -> None:
         """Leave a damaged file out (counted, with its footer's rows)."""
@@ -172,10 +215,16 @@ def check_parquet_file(store: OutputStore, relative: str, length: int) -> Damage
 
     if length < 12:
         return DamagedFile(relative, f"{length} bytes, too short for Parquet", None)
-    try:
-        tail = store.read_range(max(0, length - TAIL_BYTES), min(length, TAIL_BYTES), relative)
-    except Exception as exc:
-        return DamagedFile(relative, f"cannot be read ({_describe(exc)})", None)
+    attempts, backoff = read_retries()
+    for attempt in range(attempts):
+        try:
+            tail = store.read_range(max(0, length - TAIL_BYTES), min(length, TAIL_BYTES), relative)
+            break
+        except Exception as exc:
+            if attempt + 1 == attempts or not is_transient(exc):
+                tries = f" after {attempts} attempts" if attempts > 1 and is_transient(exc) else ""
+                return DamagedFile(relative, f"cannot be read{tries} ({_describe(exc)})", None)
+            time.sleep(backoff * 2**attempt)
     footer_length = struct.unpack("<I", tail[-8:-4])[0]
     if tail[-4:] != _MAGIC or footer_length > length - 12:
         return DamagedFile(relative, "cut short or not Parquet (no footer)", None)
@@ -246,9 +295,11 @@ def read_tables(
                 "rerun with --skip-damaged to build the corpus without them"
             )
         found.damaged += [DamagedFile(f"{path.rstrip('/')}/{d.path}", d.reason, d.rows) for d in bad]
-        good = [store.uri(p) for p, _ in parts if p not in {d.path for d in bad}]
+        good = [p for p, _ in parts if p not in {d.path for d in bad}]
         if good:
-            found.tables.append(Table(index, path, store.uri(), good))
+            with ThreadPoolExecutor(max_workers=CHECK_THREADS) as pool:
+                stamps = dict(zip(map(store.uri, good), pool.map(store.stamp, good), strict=True))
+            found.tables.append(Table(index, path, store.uri(), list(stamps), stamps))
         elif method is None or any(p.startswith(f"method={method}/") for p, _ in parts):
             raise UserError(f"{path}: no readable Parquet file")
     return found

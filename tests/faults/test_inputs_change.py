@@ -1,15 +1,25 @@
-"""Inputs that change under the extraction job: a WARC deleted after the listing was read, and a
-WARC cut short after it.  Each gives its documented outcome -- an ``error`` row naming the file
-(the summary counts it among the file errors), or, for a cut file, the records before the cut and
-an error -- and nothing else of the run is lost."""
+"""Inputs that change under the jobs: a WARC deleted after the listing was read, a WARC cut
+short after it, one Parquet part of the corpus job's input replaced mid-run.  Each gives its
+documented outcome -- an ``error`` row naming the file (the summary counts it among the file
+errors); for a cut file the records before the cut and an error; for the replaced part one line
+naming it and exit code 2 when the first pass read it after the change, the corpus of the table
+as it was when the change came after that pass -- and nothing else of the run is lost."""
 
 from __future__ import annotations
 
+import os
+import shutil
+from pathlib import Path
+
 import pytest
 
+from contentx_udf import cli
+from contentx_udf.corpus import job as corpus_job
+from contentx_udf.corpus.config import CorpusConfig
 from contentx_udf.spark import job
 from contentx_udf.spark.inputs import expand_inputs
 
+from ..corpus.tables import table_row, texts_of, write_table
 from ..spark.test_job import _comparable, config
 from .inputs import sample_copies
 
@@ -55,3 +65,74 @@ def test_a_warc_cut_short_after_the_listing_keeps_its_whole_records(spark, tmp_p
     assert 0 < len(ok) < len([row for row in whole if row[3] == "ok"])
     assert all(row[1:] in {w[1:] for w in whole} for row in ok)  # what was kept is exact
     assert any(row[3] == "error" for row in rows) or str(inputs[1]) in summary["file_errors"]
+
+
+def _two_part_table(root: Path) -> tuple[Path, Path]:
+    """An extraction table of two batches (a part file each), 12 articles in all; returns the
+    table and its second part."""
+    texts = texts_of("one", range(12))
+    rows = [table_row(url, text, offset=i) for i, (url, text) in enumerate(texts)]
+    write_table(root, "combined", rows[:6], batch="20240501T000000-0000aaaa")
+    write_table(root, "combined", rows[6:], batch="20240502T000000-0000bbbb")
+    [second] = (root / "method=combined").glob("b20240502*.parquet")
+    return root, second
+
+
+def _replace(part: Path) -> None:
+    """The part rewritten by another writer: other documents, moved over the old file at once."""
+    rows = [table_row(url, text, offset=i) for i, (url, text) in enumerate(texts_of("new", range(9)))]
+    fresh = part.parent / "fresh"
+    write_table(fresh, "combined", rows, batch="20240502T000000-0000bbbb")
+    os.replace(next((fresh / "method=combined").glob("*.parquet")), part)
+    shutil.rmtree(fresh)
+
+
+def _corpus_docs(spark, out: Path) -> list[tuple]:
+    rows = spark.read.parquet(str(out / "documents")).select("url", "text_hash", "duplicate_count")
+    return sorted(tuple(r) for r in rows.collect())
+
+
+def test_a_corpus_input_part_replaced_during_the_first_pass_is_one_line(spark, tmp_path, monkeypatch, capsys):
+    """Replaced after the job listed it, before its first pass read it: one line naming the
+    file, exit code 2, no corpus and nothing staged; the rerun builds from the new table."""
+    table, part = _two_part_table(tmp_path / "table")
+    first_pass = corpus_job.first_pass
+
+    def replaced_under_the_read(*args, **kw):
+        _replace(part)  # the first pass's frame was planned on the old file; its write reads now
+        return first_pass(*args, **kw)
+
+    monkeypatch.setattr(corpus_job, "first_pass", replaced_under_the_read)
+    out = tmp_path / "out"
+    argv = ["corpus", "--input", str(table), "--output", str(out), "--dedup", "near"]
+    assert cli.main(argv) == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
+    assert len(err) == 1 and "changed while the job read it" in err[0] and part.name in err[0], err
+    assert not (out / "_SUCCESS").exists() and not (out / "documents").exists()
+    assert not (out / "_staging").exists()
+
+    monkeypatch.setattr(corpus_job, "first_pass", first_pass)
+    assert cli.main(argv) == 0  # the rerun, on the table as it is now
+    reference = tmp_path / "reference"
+    shutil.copytree(table, tmp_path / "copy")
+    report = corpus_job.run(CorpusConfig(inputs=[str(tmp_path / "copy")], output=str(reference)), spark)
+    assert _corpus_docs(spark, out) == _corpus_docs(spark, reference)
+    assert report["input_rows"] == 15  # 6 of the first part, 9 of the new second
+
+
+def test_a_corpus_input_part_replaced_after_the_first_pass_changes_nothing(spark, tmp_path, monkeypatch):
+    """Replaced during the duplicate graph (the first pass is staged, later stages read that):
+    the corpus and report counts are those of an uninterrupted run on the table as it was."""
+    table, part = _two_part_table(tmp_path / "table")
+    reference = corpus_job.run(CorpusConfig(inputs=[str(table)], output=str(tmp_path / "reference")), spark)
+    decide = corpus_job.decide
+
+    def replaced_during_the_graph(*args, **kw):
+        _replace(part)
+        return decide(*args, **kw)
+
+    monkeypatch.setattr(corpus_job, "decide", replaced_during_the_graph)
+    report = corpus_job.run(CorpusConfig(inputs=[str(table)], output=str(tmp_path / "out")), spark)
+    assert _corpus_docs(spark, tmp_path / "out") == _corpus_docs(spark, tmp_path / "reference")
+    for key in ("input_rows", "kept", "dropped"):
+        assert report[key] == reference[key], key
