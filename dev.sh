@@ -4,6 +4,7 @@
 #   ./dev.sh sample          run the Spark job on the bundled sample WARC (embedded local Spark)
 #   ./dev.sh job ARGS...     run the job with your own arguments
 #   ./dev.sh evaluate ARGS.. run `contentx evaluate`
+#   ./dev.sh docs [ARGS...]  build the manual into site/ (strict; installs the docs extra on first use)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -78,8 +79,25 @@ case "$task" in
         setup
         exec "$VENV/bin/contentx" evaluate "$@"
         ;;
+    docs)
+        setup
+        # the docs extra of pyproject.toml (MkDocs), installed on demand and again when it changes
+        if [ ! -f "$VENV/.docs-installed" ] || [ pyproject.toml -nt "$VENV/.docs-installed" ]; then
+            echo "dev.sh: installing the docs extra (MkDocs) into $VENV" >&2
+            "$VENV/bin/python" -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["docs"]))' >"$VENV/docs-requirements.txt"
+            if ! "$VENV/bin/python" -m pip install -q -r "$VENV/docs-requirements.txt" >"$VENV/docs-install.log" 2>&1; then
+                cat "$VENV/docs-install.log" >&2
+                echo "dev.sh: installing the docs extra failed (log above, also in $VENV/docs-install.log)" >&2
+                exit 1
+            fi
+            touch "$VENV/.docs-installed"
+        fi
+        # (NO_MKDOCS_2_WARNING: Material for MkDocs prints a notice of its end of life, May 2027, on
+        # every build; Zensical, its successor, reads the same mkdocs.yml)
+        NO_MKDOCS_2_WARNING=1 exec "$VENV/bin/mkdocs" build --strict "$@"
+        ;;
     *)
-        sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
         exit 2
         ;;
 esac

@@ -101,6 +101,21 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: the subcommands whose options their job's own parser reads (``main`` passes them through)
+JOB_PARSERS = {"run": "contentx_udf.spark.config", "corpus": "contentx_udf.corpus.config"}
+
+
+def command_parsers() -> dict[str, argparse.ArgumentParser]:
+    """Every ``contentx`` subcommand's parser by name, in the order of ``contentx --help``; ``run`` and
+    ``corpus`` are their jobs' own parsers. The manual's command reference is generated from these
+    (``docs/hooks/reference.py``)."""
+    sub = next(a for a in _build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return {
+        name: importlib.import_module(JOB_PARSERS[name]).build_parser() if name in JOB_PARSERS else parser
+        for name, parser in sub.choices.items()
+    }
+
+
 def _read_page(path: Path) -> bytes:
     try:
         data = path.read_bytes()

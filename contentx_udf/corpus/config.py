@@ -167,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="leave out damaged Parquet files of the input tables (counted in the report)",
     )
     p.add_argument("--overwrite", action="store_true", help="replace an existing output")
-    lines = p.add_argument_group("repeated lines across the crawl (README 'Repeated lines across the crawl')")
+    lines = p.add_argument_group("repeated lines across the crawl")
     lines.add_argument(
         "--line-dedup",
         action="store_true",
