@@ -52,6 +52,7 @@ from .report import LENGTH_BINS, length_bin_labels, summary_lines, write_report
 from .tables import (
     CORPUS_FORMAT,
     SUCCESS,
+    InputVanished,
     is_transient,
     methods_in,
     open_store,
@@ -197,15 +198,17 @@ def _write_first_pass(
 ) -> LinePlan | None:
     """Write the first pass (after finding the repeated lines, with ``--line-dedup``); a file that
     turns out damaged inside (its footer whole) stops the job with one line naming it, or with
-    ``--skip-damaged`` is left out and the pass written again."""
+    ``--skip-damaged`` is left out and the pass written again.  A file unreadable for a moment
+    (missing, denied, a connection reset: :func:`.tables.is_transient`) is tried again with
+    backoff (:func:`.tables.read_retries`); one replaced since it was checked is one line."""
     from py4j.protocol import Py4JJavaError
     from pyspark.errors import PySparkException
 
     attempts, backoff = read_retries()
     failed = 0
     while True:
-        rows = with_drop_reason(inputs.frame(spark), config)
         try:
+            rows = with_drop_reason(inputs.frame(spark), config)
             with _arrow_batch_rows(spark, ARROW_BATCH_ROWS):
                 lines = line_plan(rows, settings, lines_uri) if settings.lines is not None else None
                 if lines is not None:
@@ -214,6 +217,13 @@ def _write_first_pass(
                     settings_used = settings
                 first_pass(rows, config, settings_used).write.mode("overwrite").parquet(uri)
             return lines
+        except InputVanished as exc:
+            if failed + 1 < attempts:
+                time.sleep(backoff * 2**failed)  # not there for a moment: plan the pass again, later
+                failed += 1
+                continue
+            check_unchanged(spark, inputs)
+            raise UserError(f"--input file {exc} cannot be read (not found, {attempts} attempts)") from None
         except (Py4JJavaError, PySparkException) as exc:
             if inputs.named_in(exc) is not None and is_transient(exc) and failed + 1 < attempts:
                 time.sleep(backoff * 2**failed)  # unreadable for a moment: the pass again, later

@@ -84,6 +84,11 @@ def is_transient(error: BaseException | str) -> bool:
     return bool(TRANSIENT_READ.search(str(error)))
 
 
+class InputVanished(FileNotFoundError):
+    """An input file that was checked is not there when Spark plans its read (for a moment, or
+    for good); its URI is the message."""
+
+
 @dataclass
 class DamagedFile:
     path: str
@@ -120,6 +125,8 @@ class InputTables:
             try:
                 df = spark.read.option("basePath", table.root).parquet(*table.files)
             except AnalysisException as exc:
+                if self.named_in(exc) is not None and is_transient(exc):
+                    raise InputVanished(self.named_in(exc)) from exc  # listed, gone now
                 raise UserError(
                     f"{table.path} is not an extraction table (not a Parquet table: {_describe(exc)})"
                 ) from None
@@ -239,8 +246,9 @@ def check_parquet_file(store: OutputStore, relative: str, length: int) -> Damage
     return None
 
 
-def _committed_parts(store: OutputStore, path: str, method: str | None) -> list[tuple[str, int]]:
-    """``(relative path, length)`` of the table's part files; UserError when it is not committed."""
+def _committed_parts(store: OutputStore, path: str, method: str | None) -> list[tuple[str, int, int]]:
+    """``(relative path, length, modification time)`` of the table's part files, as listed;
+    UserError when the table is not committed."""
     partitions = [p for p in store.list() if p.startswith("method=")]
     if not partitions:
         raise UserError(f"{path} is not an extraction table (no method=<m> partition directories)")
@@ -259,7 +267,7 @@ def _committed_parts(store: OutputStore, path: str, method: str | None) -> list[
     for partition in partitions:
         if method is not None and partition != f"method={method}":
             continue
-        for name, length in store.files(partition):
+        for name, length, mtime in store.stamps(partition):
             if name.startswith(("_", ".")) or not name.endswith(".parquet"):
                 continue
             batch = _batch_of(name)
@@ -268,11 +276,11 @@ def _committed_parts(store: OutputStore, path: str, method: str | None) -> list[
                     f"{path} holds files of an uncommitted batch ({partition}/{name}): its run was killed "
                     "or is still writing; finish it with `contentx run --resume` first"
                 )
-            parts.append((f"{partition}/{name}", length))
+            parts.append((f"{partition}/{name}", length, mtime))
     return parts
 
 
-def find_damaged(store: OutputStore, parts: list[tuple[str, int]]) -> list[DamagedFile]:
+def find_damaged(store: OutputStore, parts: list[tuple[str, int, int]]) -> list[DamagedFile]:
     with ThreadPoolExecutor(max_workers=CHECK_THREADS) as pool:
         found = pool.map(lambda p: check_parquet_file(store, p[0], p[1]), parts)
         return [d for d in found if d is not None]
@@ -295,12 +303,12 @@ def read_tables(
                 "rerun with --skip-damaged to build the corpus without them"
             )
         found.damaged += [DamagedFile(f"{path.rstrip('/')}/{d.path}", d.reason, d.rows) for d in bad]
-        good = [p for p, _ in parts if p not in {d.path for d in bad}]
-        if good:
-            with ThreadPoolExecutor(max_workers=CHECK_THREADS) as pool:
-                stamps = dict(zip(map(store.uri, good), pool.map(store.stamp, good), strict=True))
+        stamps = {
+            store.uri(p): (length, mtime) for p, length, mtime in parts if p not in {d.path for d in bad}
+        }
+        if stamps:
             found.tables.append(Table(index, path, store.uri(), list(stamps), stamps))
-        elif method is None or any(p.startswith(f"method={method}/") for p, _ in parts):
+        elif method is None or any(p.startswith(f"method={method}/") for p, _l, _m in parts):
             raise UserError(f"{path}: no readable Parquet file")
     return found
 

@@ -101,6 +101,17 @@ class OutputStore:
             (str(st.getPath().getName()), int(st.getLen())) for st in self.fs.listStatus(p) if st.isFile()
         )
 
+    def stamps(self, *parts: str) -> list[tuple[str, int, int]]:
+        """``(name, length, modification time in ms)`` of the files directly under a directory."""
+        p = self.path(*parts)
+        if not self.fs.exists(p):
+            return []
+        return sorted(
+            (str(st.getPath().getName()), int(st.getLen()), int(st.getModificationTime()))
+            for st in self.fs.listStatus(p)
+            if st.isFile()
+        )
+
     def stamp(self, *parts: str) -> tuple[int, int] | None:
         """``(length, modification time in ms)`` of a file, None when it is gone or not a file."""
         p = self.path(*parts)
