@@ -214,7 +214,7 @@ def extract_driver_killed(ctx: Context) -> tuple[str, str]:
     """The extraction driver's process group killed at a random time; then ``--resume``."""
     from tests.spark.cluster import JOB
 
-    inputs = samples(ctx, EXTRACT_FILES)
+    inputs = ctx.once("driver-kill-inputs", lambda: samples(ctx, EXTRACT_FILES))  # read only: shared
     out = ctx.fresh("out") / "table"
     args = [
         "--input",
@@ -482,14 +482,14 @@ def warc_truncated(ctx):
 
 
 def _two_part_table(root: Path) -> tuple[Path, Path]:
-    from tests.faults.test_inputs_change import _two_part_table as make
+    from tests.faults.inputs import two_part_table as make
 
     return make(root)
 
 
 def parquet_replaced(ctx):
     """One Parquet part of the corpus job's input replaced at a random time of the run."""
-    from tests.faults.test_inputs_change import _replace
+    from tests.faults.inputs import replace_part as _replace
 
     def references():
         old_table, old_part = _two_part_table(ctx.fresh("ref") / "table")
@@ -524,9 +524,10 @@ def parquet_replaced(ctx):
             return EQUAL, f"replaced at {delay:.1f} s, before the listing: the new table's corpus"
         return ELSE, "a corpus of neither table"
     if code == 2 and one_line(lines) and corpus_unfinished(out) and not (out / "_staging").exists():
+        said = next(ln for ln in lines if "error:" in ln)
         code, lines = in_process(["corpus", "--input", str(tbl), "--output", str(out), "--overwrite"])
         if code == 0 and corpus_state(out) == new:
-            return CLEAN, f"replaced at {delay:.1f} s: {[ln for ln in lines if 'error:' in ln][:1]}"
+            return CLEAN, f"replaced at {delay:.1f} s: {said[:120]}"
     return ELSE, f"exit {code}: {lines[-3:]}"
 
 
