@@ -152,16 +152,23 @@ class InputTables:
 
     def changed(self, spark) -> list[str]:
         """The input files whose length or modification time is no longer what the check saw
-        (replaced, rewritten or removed since): what the job read of them may be neither version."""
-        files = [(t, uri) for t in self.tables for uri in t.files]
-        stores = {t.index: OutputStore(spark, t.root) for t in self.tables}
+        (replaced, rewritten or removed since): what the job read of them may be neither version.
+        One listing per partition directory, as the check made."""
+        folders = []
+        for table in self.tables:
+            store = OutputStore(spark, table.root)
+            relative = {uri: uri[len(table.root) :].lstrip("/") for uri in table.files}
+            for folder in sorted({r.rsplit("/", 1)[0] for r in relative.values()}):
+                mine = {u: r.rsplit("/", 1)[1] for u, r in relative.items() if r.rsplit("/", 1)[0] == folder}
+                folders.append((store, table, folder, mine))
 
-        def moved(item) -> bool:
-            table, uri = item
-            return stores[table.index].stamp(uri[len(table.root) :].lstrip("/")) != table.stamps.get(uri)
+        def moved(item) -> list[str]:
+            store, table, folder, mine = item
+            now = {name: (length, mtime) for name, length, mtime in store.stamps(folder)}
+            return [uri for uri, name in mine.items() if now.get(name) != table.stamps.get(uri)]
 
         with ThreadPoolExecutor(max_workers=CHECK_THREADS) as pool:
-            return [uri for (_t, uri), gone in zip(files, pool.map(moved, files), strict=True) if gone]
+            return [uri for found in pool.map(moved, folders) for uri in found]
 
     def leave_out(self, spark, uri: str, reason: str) -> None:
         """Leave a damaged file out (counted, with its footer's rows)."""

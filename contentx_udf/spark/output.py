@@ -112,15 +112,6 @@ class OutputStore:
             if st.isFile()
         )
 
-    def stamp(self, *parts: str) -> tuple[int, int] | None:
-        """``(length, modification time in ms)`` of a file, None when it is gone or not a file."""
-        p = self.path(*parts)
-        try:
-            st = self.fs.getFileStatus(p)
-        except Exception:  # FileNotFoundException (through py4j), or the filesystem gone
-            return None
-        return (int(st.getLen()), int(st.getModificationTime())) if st.isFile() else None
-
     def uri(self, *parts: str) -> str:
         """The qualified URI of a path under the root (as Spark's readers and writers take it)."""
         return str(self.fs.makeQualified(self.path(*parts)).toString())

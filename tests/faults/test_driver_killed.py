@@ -18,14 +18,11 @@ import time
 import pytest
 
 from contentx_udf import cli
-from contentx_udf.corpus import job as corpus_job
-from contentx_udf.corpus.config import CorpusConfig
 from contentx_udf.spark import job
 
-from ..corpus.tables import two_months
 from ..spark.cluster import CORPUS_JOB, JOB, REPO, loopback_env
 from ..spark.test_job import _comparable, config
-from .inputs import sample_copies
+from .inputs import corpus_docs, sample_copies
 
 pytestmark = pytest.mark.spark
 
@@ -99,17 +96,11 @@ def kill_in_the_duplicate_graph(cmd: list[str], rng: random.Random, within: floa
     return stages
 
 
-def corpus_documents(spark, out) -> list[tuple]:
-    rows = spark.read.parquet(str(out / "documents")).select("url", "text_hash", "duplicate_count")
-    return sorted(tuple(r) for r in rows.collect())
-
-
-def test_corpus_driver_killed_in_the_duplicate_graph_then_overwrite_equals_a_full_run(spark, tmp_path):
-    month1, month2 = two_months(tmp_path / "months")
+def test_corpus_driver_killed_in_the_duplicate_graph_then_overwrite_equals_a_full_run(
+    spark, tmp_path, months_corpus
+):
+    month1, month2, reference_dir, reference = months_corpus
     args = ["--input", str(month1), str(month2), "--dedup", "near"]
-    reference = corpus_job.run(
-        CorpusConfig(inputs=[str(month1), str(month2)], output=str(tmp_path / "reference")), spark
-    )
     out = tmp_path / "out"
     kill_in_the_duplicate_graph(
         [sys.executable, str(CORPUS_JOB), *args, "--output", str(out)], random.Random(), within=0.3
@@ -118,7 +109,7 @@ def test_corpus_driver_killed_in_the_duplicate_graph_then_overwrite_equals_a_ful
     assert list(out.glob("_staging/*/pass/_SUCCESS")), "the kill came before the first pass was staged"
 
     assert cli.main(["corpus", *args, "--output", str(out), "--overwrite"]) == 0
-    assert corpus_documents(spark, out) == corpus_documents(spark, tmp_path / "reference")
+    assert corpus_docs(spark, out) == corpus_docs(spark, reference_dir)
     report = json.loads((out / "_report.json").read_text())
     for key in ("input_rows", "kept", "dropped"):
         assert report[key] == reference[key], key

@@ -102,13 +102,25 @@ def test_corpus_on_a_full_disk_is_one_line_and_overwrite_completes(spark, tmp_pa
     assert docs(out) == docs(reference)
 
 
-def test_corpus_with_a_full_spark_local_dir_is_one_line_and_overwrite_completes(spark, tmp_path, small_fs):
+def test_corpus_with_a_full_spark_local_dir_is_one_line_and_overwrite_completes(
+    spark, tmp_path, small_fs, months_corpus
+):
     """Spark's local directory (``SPARK_LOCAL_DIRS``: shuffle and spill files) on the nearly full
     filesystem, the output elsewhere; the job runs in its own process, as its Spark is new."""
     mount, filler = small_fs
-    month1, _month2 = two_months(tmp_path / "months")
+    month1, month2, reference, _report = months_corpus
     out = tmp_path / "corpus"
-    cmd = [sys.executable, str(CORPUS_JOB), "--input", str(month1), "--output", str(out), "--dedup", "near"]
+    cmd = [
+        sys.executable,
+        str(CORPUS_JOB),
+        "--input",
+        str(month1),
+        str(month2),
+        "--output",
+        str(out),
+        "--dedup",
+        "near",
+    ]
     env = loopback_env(SPARK_LOCAL_DIRS=str(mount / "local"))
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300, cwd=REPO)
     assert done.returncode == 2, done.stderr[-3000:]
@@ -125,8 +137,6 @@ def test_corpus_with_a_full_spark_local_dir_is_one_line_and_overwrite_completes(
         [*cmd, "--overwrite"], env=env, capture_output=True, text=True, timeout=300, cwd=REPO
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    reference = tmp_path / "reference"
-    assert cli.main(["corpus", "--input", str(month1), "--output", str(reference), "--dedup", "near"]) == 0
 
     def docs(path: Path) -> list[tuple]:
         rows = spark.read.parquet(str(path / "documents")).select("url", "text_hash", "duplicate_count")

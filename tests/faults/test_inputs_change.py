@@ -7,9 +7,7 @@ as it was when the change came after that pass -- and nothing else of the run is
 
 from __future__ import annotations
 
-import os
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -19,9 +17,8 @@ from contentx_udf.corpus.config import CorpusConfig
 from contentx_udf.spark import job
 from contentx_udf.spark.inputs import expand_inputs
 
-from ..corpus.tables import table_row, texts_of, write_table
 from ..spark.test_job import _comparable, config
-from .inputs import sample_copies
+from .inputs import corpus_docs, replace_part, sample_copies, two_part_table
 
 pytestmark = pytest.mark.spark
 
@@ -67,39 +64,14 @@ def test_a_warc_cut_short_after_the_listing_keeps_its_whole_records(spark, tmp_p
     assert any(row[3] == "error" for row in rows) or str(inputs[1]) in summary["file_errors"]
 
 
-def _two_part_table(root: Path) -> tuple[Path, Path]:
-    """An extraction table of two batches (a part file each), 12 articles in all; returns the
-    table and its second part."""
-    texts = texts_of("one", range(12))
-    rows = [table_row(url, text, offset=i) for i, (url, text) in enumerate(texts)]
-    write_table(root, "combined", rows[:6], batch="20240501T000000-0000aaaa")
-    write_table(root, "combined", rows[6:], batch="20240502T000000-0000bbbb")
-    [second] = (root / "method=combined").glob("b20240502*.parquet")
-    return root, second
-
-
-def _replace(part: Path) -> None:
-    """The part rewritten by another writer: other documents, moved over the old file at once."""
-    rows = [table_row(url, text, offset=i) for i, (url, text) in enumerate(texts_of("new", range(9)))]
-    fresh = part.parent / "fresh"
-    write_table(fresh, "combined", rows, batch="20240502T000000-0000bbbb")
-    os.replace(next((fresh / "method=combined").glob("*.parquet")), part)
-    shutil.rmtree(fresh)
-
-
-def _corpus_docs(spark, out: Path) -> list[tuple]:
-    rows = spark.read.parquet(str(out / "documents")).select("url", "text_hash", "duplicate_count")
-    return sorted(tuple(r) for r in rows.collect())
-
-
 def test_a_corpus_input_part_replaced_during_the_first_pass_is_one_line(spark, tmp_path, monkeypatch, capsys):
     """Replaced after the job listed it, before its first pass read it: one line naming the
     file, exit code 2, no corpus and nothing staged; the rerun builds from the new table."""
-    table, part = _two_part_table(tmp_path / "table")
+    table, part = two_part_table(tmp_path / "table")
     first_pass = corpus_job.first_pass
 
     def replaced_under_the_read(*args, **kw):
-        _replace(part)  # the first pass's frame was planned on the old file; its write reads now
+        replace_part(part)  # the first pass's frame was planned on the old file; its write reads now
         return first_pass(*args, **kw)
 
     monkeypatch.setattr(corpus_job, "first_pass", replaced_under_the_read)
@@ -116,23 +88,25 @@ def test_a_corpus_input_part_replaced_during_the_first_pass_is_one_line(spark, t
     reference = tmp_path / "reference"
     shutil.copytree(table, tmp_path / "copy")
     report = corpus_job.run(CorpusConfig(inputs=[str(tmp_path / "copy")], output=str(reference)), spark)
-    assert _corpus_docs(spark, out) == _corpus_docs(spark, reference)
+    assert corpus_docs(spark, out) == corpus_docs(spark, reference)
     assert report["input_rows"] == 15  # 6 of the first part, 9 of the new second
 
 
-def test_a_corpus_input_part_replaced_after_the_first_pass_changes_nothing(spark, tmp_path, monkeypatch):
+def test_a_corpus_input_part_replaced_after_the_first_pass_changes_nothing(
+    spark, tmp_path, monkeypatch, two_part_corpus
+):
     """Replaced during the duplicate graph (the first pass is staged, later stages read that):
     the corpus and report counts are those of an uninterrupted run on the table as it was."""
-    table, part = _two_part_table(tmp_path / "table")
-    reference = corpus_job.run(CorpusConfig(inputs=[str(table)], output=str(tmp_path / "reference")), spark)
+    table, part = two_part_table(tmp_path / "table")
+    reference, expected = two_part_corpus
     decide = corpus_job.decide
 
     def replaced_during_the_graph(*args, **kw):
-        _replace(part)
+        replace_part(part)
         return decide(*args, **kw)
 
     monkeypatch.setattr(corpus_job, "decide", replaced_during_the_graph)
     report = corpus_job.run(CorpusConfig(inputs=[str(table)], output=str(tmp_path / "out")), spark)
-    assert _corpus_docs(spark, tmp_path / "out") == _corpus_docs(spark, tmp_path / "reference")
+    assert corpus_docs(spark, tmp_path / "out") == corpus_docs(spark, reference)
     for key in ("input_rows", "kept", "dropped"):
-        assert report[key] == reference[key], key
+        assert report[key] == expected[key], key

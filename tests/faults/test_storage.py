@@ -28,8 +28,7 @@ from contentx_udf.spark import job
 
 from ..spark.test_job import SAMPLE, _comparable, config
 from ..warc.test_http import Flaky, serve  # noqa: F401 (a fixture)
-from .inputs import sample_copies
-from .test_inputs_change import _corpus_docs, _two_part_table
+from .inputs import corpus_docs, sample_copies, two_part_table
 
 pytestmark = pytest.mark.spark
 
@@ -59,7 +58,7 @@ def viewfs_table(spark, tmp_path):
     spark.sparkContext._jsc.hadoopConfiguration().set(
         f"fs.viewfs.mounttable.{mount}.link./data", (tmp_path / "data").as_uri()
     )
-    _root, part = _two_part_table(tmp_path / "data" / "table")
+    _root, part = two_part_table(tmp_path / "data" / "table")
     return f"viewfs://{mount}/data/table", part
 
 
@@ -73,9 +72,11 @@ def away_for_a_moment(part: Path, seconds: float = 0.3) -> threading.Thread:
 
 
 @pytest.mark.parametrize("when", ["footer check", "first pass"])
-def test_a_viewfs_input_unreadable_for_a_moment_is_retried(spark, tmp_path, monkeypatch, viewfs_table, when):
+def test_a_viewfs_input_unreadable_for_a_moment_is_retried(
+    spark, tmp_path, monkeypatch, viewfs_table, two_part_corpus, when
+):
     uri, part = viewfs_table
-    reference = corpus_job.run(CorpusConfig(inputs=[uri], output=str(tmp_path / "reference")), spark)
+    reference_dir, reference = two_part_corpus
     timers = []
     target, name = (tables, "find_damaged") if when == "footer check" else (corpus_job, "first_pass")
     original = getattr(target, name)
@@ -88,7 +89,7 @@ def test_a_viewfs_input_unreadable_for_a_moment_is_retried(spark, tmp_path, monk
     monkeypatch.setattr(target, name, unreadable_now)
     report = corpus_job.run(CorpusConfig(inputs=[uri], output=str(tmp_path / "out")), spark)
     timers[0].join()
-    assert _corpus_docs(spark, tmp_path / "out") == _corpus_docs(spark, tmp_path / "reference")
+    assert corpus_docs(spark, tmp_path / "out") == corpus_docs(spark, reference_dir)
     for key in ("input_rows", "kept", "dropped"):
         assert report[key] == reference[key], key
     assert not report["damaged_files"]
