@@ -19,12 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from contentx_udf.corpus import job as corpus_job
-from contentx_udf.corpus.config import CorpusConfig
 from contentx_udf.spark import job
 from contentx_udf.spark.config import JobConfig
 
-from ..corpus.tables import two_months
 from ..spark.cluster import CORPUS_JOB, JOB, StandaloneCluster
 from ..spark.test_cluster import check_run, table_rows
 from .inputs import sample_copies
@@ -54,8 +51,8 @@ def kill_mid_run(
     cluster: StandaloneCluster, proc: subprocess.Popen, out: Path, victim: str, delay: float
 ) -> bool:
     """Once the job staged its first output and both executors run, wait ``delay`` s and kill
-    one executor JVM (``executor``) or worker 1 with its executor (``worker``; then a new worker
-    joins 2 s later).  False when the job ended before the kill."""
+    one executor JVM (``executor``) or a live worker with its executor (``worker``; then a new
+    worker joins 2 s later).  False when the job ended before the kill."""
     deadline = time.monotonic() + 180
     while (
         not (out / "_contentx" / "staging").exists()
@@ -72,7 +69,8 @@ def kill_mid_run(
     if victim == "executor":
         os.kill(executor_pids(cluster)[0], signal.SIGKILL)
     else:
-        os.killpg(cluster.procs[1].pid, signal.SIGKILL)  # procs: master, worker0, worker1, ...
+        live = [p for p in cluster.procs[1:] if p.poll() is None]  # procs: master, workers ...
+        os.killpg(live[0].pid, signal.SIGKILL)
         time.sleep(2)
         cluster.add_worker(f"worker-late-{len(cluster.procs)}")
     return True
@@ -92,15 +90,28 @@ def report_counts(out: Path) -> dict:
     return {key: report[key] for key in REPORT_COUNTS}
 
 
-@pytest.fixture()
-def cluster(tmp_path):
+@pytest.fixture(scope="module")
+def shared_cluster(tmp_path_factory):
+    """One cluster for the module's tests (a killed worker is replaced by the test)."""
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("Java is not installed")
-    c = StandaloneCluster(tmp_path / "cluster", workers=2, cores=1, memory="1g").start()
+    c = StandaloneCluster(tmp_path_factory.mktemp("cluster"), workers=2, cores=1, memory="1g").start()
     try:
         yield c
     finally:
         c.stop()
+
+
+@pytest.fixture()
+def cluster(shared_cluster):
+    """The shared cluster once two workers are alive and the last test's executors are gone."""
+    deadline = time.monotonic() + 120
+    while sum(
+        w.get("state") == "ALIVE" for w in shared_cluster.state().get("workers", [])
+    ) < 2 or executor_pids(shared_cluster):
+        assert time.monotonic() < deadline, "the cluster did not settle"
+        time.sleep(0.5)
+    return shared_cluster
 
 
 def _lost(stderr: str) -> None:
@@ -130,10 +141,10 @@ def test_extraction_loses_nothing_when_an_executor_or_worker_is_lost(spark, tmp_
 
 
 @pytest.mark.parametrize("victim", ["executor", "worker"])
-def test_corpus_loses_nothing_when_an_executor_or_worker_is_lost(spark, tmp_path, cluster, victim):
-    month1, month2 = two_months(tmp_path / "months")
-    reference = tmp_path / "reference"
-    corpus_job.run(CorpusConfig(inputs=[str(month1), str(month2)], output=str(reference)), spark)
+def test_corpus_loses_nothing_when_an_executor_or_worker_is_lost(
+    spark, tmp_path, cluster, months_corpus, victim
+):
+    month1, month2, reference, _report = months_corpus
     out = tmp_path / "out"
     args = ["--input", str(month1), str(month2), "--output", str(out)]
     with cluster.submit_async(args, job=CORPUS_JOB) as proc:
