@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
+import tempfile
 import traceback
 from collections.abc import Callable, Sequence
 
@@ -22,6 +24,31 @@ _FULL_PATH = (
     re.compile(r"(/[^\s'\"()]+) \((?:No space left on device|Disk quota exceeded)\)"),
 )
 
+#: Where Spark writes its own files (shuffle, spill, cached blocks): its local directories.
+_LOCAL_DIR_WRITE = re.compile(
+    r"org\.apache\.spark\.(?:storage|shuffle)\.|UnsafeExternalSorter|UnsafeSorterSpill"
+)
+
+
+def spark_local_dirs() -> str:
+    """Spark's local directories as this driver sees them: ``SPARK_LOCAL_DIRS``, else the running
+    context's ``spark.local.dir``, else the temporary directory (Spark's default); on a cluster
+    the executors' are their workers' (said so)."""
+    dirs = os.environ.get("SPARK_LOCAL_DIRS")
+    local = True
+    try:
+        from pyspark import SparkContext
+
+        sc = SparkContext._active_spark_context
+        if sc is not None:
+            local = str(sc.master).startswith("local")
+            dirs = dirs or sc.getConf().get("spark.local.dir")
+    except Exception:
+        pass
+    if not local:
+        return "the executors' Spark local directory (spark.local.dir / SPARK_LOCAL_DIRS of the workers)"
+    return f"Spark's local directory {dirs or tempfile.gettempdir()}"
+
 
 def disk_full_line(exc: BaseException, where: str | None = None) -> str | None:
     """One line for an exception that comes from a full filesystem (on the driver or, through
@@ -30,7 +57,9 @@ def disk_full_line(exc: BaseException, where: str | None = None) -> str | None:
     text = "".join(traceback.format_exception(exc))
     if not _DISK_FULL.search(text):
         return None
-    path = next((m.group(1) for pattern in _FULL_PATH for m in [pattern.search(text)] if m), where)
+    path = next((m.group(1) for pattern in _FULL_PATH for m in [pattern.search(text)] if m), None)
+    if path is None:  # the JVM names no file: Spark's own shuffle/spill files, or the output
+        path = spark_local_dirs() if _LOCAL_DIR_WRITE.search(text) else where
     at = f" writing {path}" if path else ""
     return f"no space left on device{at}: free space there (or set spark.local.dir elsewhere) and rerun"
 

@@ -52,7 +52,17 @@ from .minhash import NO_SPACE_SCRIPTS, same_bands_but_words, words_of
 from .per_document import RESULT_DDL, PassSettings, document_batch
 from .quality.settings import FILTER_ORDER, PRESETS, describe
 from .report import LENGTH_BINS, length_bin_labels, summary_lines, write_report
-from .tables import CORPUS_FORMAT, SUCCESS, methods_in, open_store, read_against, read_tables
+from .tables import (
+    CORPUS_FORMAT,
+    SUCCESS,
+    InputVanished,
+    is_transient,
+    methods_in,
+    open_store,
+    read_against,
+    read_retries,
+    read_tables,
+)
 
 #: Columns of the kept-documents table (``bands``: the MinHash band hashes a later build compares
 #: against, null for texts shorter than a shingle or when near dedup is off).
@@ -207,13 +217,17 @@ def _write_first_pass(
 ) -> LinePlan | None:
     """Write the first pass (after finding the repeated lines, with ``--line-dedup``); a file that
     turns out damaged inside (its footer whole) stops the job with one line naming it, or with
-    ``--skip-damaged`` is left out and the pass written again."""
+    ``--skip-damaged`` is left out and the pass written again.  A file unreadable for a moment
+    (missing, denied, a connection reset: :func:`.tables.is_transient`) is tried again with
+    backoff (:func:`.tables.read_retries`); one replaced since it was checked is one line."""
     from py4j.protocol import Py4JJavaError
     from pyspark.errors import PySparkException
 
+    attempts, backoff = read_retries()
+    failed = 0
     while True:
-        rows = with_drop_reason(inputs.frame(spark), config)
         try:
+            rows = with_drop_reason(inputs.frame(spark), config)
             with _arrow_batch_rows(spark, ARROW_BATCH_ROWS):
                 lines = line_plan(rows, settings, lines_uri) if settings.lines is not None else None
                 if lines is not None:
@@ -222,7 +236,19 @@ def _write_first_pass(
                     settings_used = settings
                 first_pass(rows, config, settings_used).write.mode("overwrite").parquet(uri)
             return lines
+        except InputVanished as exc:
+            if failed + 1 < attempts:
+                time.sleep(backoff * 2**failed)  # not there for a moment: plan the pass again, later
+                failed += 1
+                continue
+            check_unchanged(spark, inputs)
+            raise UserError(f"--input file {exc} cannot be read (not found, {attempts} attempts)") from None
         except (Py4JJavaError, PySparkException) as exc:
+            if inputs.named_in(exc) is not None and is_transient(exc) and failed + 1 < attempts:
+                time.sleep(backoff * 2**failed)  # unreadable for a moment: the pass again, later
+                failed += 1
+                continue
+            check_unchanged(spark, inputs)  # a file replaced under the read, rather than damaged
             damaged = inputs.named_in(exc)
             if damaged is None:
                 raise
@@ -237,6 +263,19 @@ def _write_first_pass(
             inputs.leave_out(spark, damaged, f"damaged inside ({reason})")
             if not inputs.tables:
                 raise UserError("no readable input file is left") from None
+
+
+def check_unchanged(spark, inputs) -> None:
+    """UserError when an input file was replaced, rewritten or removed since the job checked it:
+    what the first pass read of it may be neither version (a file replaced after the first pass
+    does not matter: everything later reads the staged pass)."""
+    changed = inputs.changed(spark)
+    if changed:
+        more = f" and {len(changed) - 1} more" if len(changed) > 1 else ""
+        raise UserError(
+            f"--input file {changed[0]}{more} changed while the job read it (replaced, rewritten or "
+            "removed); no corpus was written: rerun once the table is stable"
+        )
 
 
 def _checkpointer(spark, store: OutputStore, run_dir: tuple[str, ...]):
@@ -330,9 +369,14 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
         lines=config.lines(),
         signals=config.signals,
     )
-    lines = _write_first_pass(
-        spark, inputs, config, settings, store.uri(*run_dir, "pass"), store.uri(*run_dir, "lines")
-    )
+    try:
+        lines = _write_first_pass(
+            spark, inputs, config, settings, store.uri(*run_dir, "pass"), store.uri(*run_dir, "lines")
+        )
+        check_unchanged(spark, inputs)
+    except UserError:
+        store.delete(STAGING)  # nothing of this run stays behind
+        raise
     if lines is not None:
         say(f"repeated lines found: {lines.frequent_keys} (scope {config.line_dedup_scope})")
     say("first pass written (filters" + (", MinHash bands)" if near else ")"))

@@ -19,7 +19,10 @@ Every check goes through Hadoop's ``FileSystem`` (the JVM gateway), so local pat
 from __future__ import annotations
 
 import json
+import os
+import re
 import struct
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -56,6 +59,36 @@ CHECK_THREADS = 32
 TAIL_BYTES = 65_536
 
 
+#: Reads of an input file that fail the way a filesystem fails for a moment (the file missing
+#: or not a file, access denied, a connection reset or timed out) are tried again: attempts in
+#: all, the first wait in seconds (doubling); ``CONTENTX_READ_ATTEMPTS`` / ``CONTENTX_READ_BACKOFF``
+#: in the driver's environment override them.  A damaged file (bad bytes) is never retried.
+READ_ATTEMPTS = 4
+READ_BACKOFF_SECONDS = 0.5
+#: What Hadoop, the JVM and Python say for such a momentary failure.
+TRANSIENT_READ = re.compile(
+    r"FileNotFoundException|No such file or directory|does not exist|FILE_NOT_EXIST|Is a directory|"
+    r"is not a file|AccessDenied|Permission denied|Connection reset|Connection refused|"
+    r"SocketTimeout|timed out|Broken pipe|Connection closed",
+)
+
+
+def read_retries() -> tuple[int, float]:
+    """``(attempts, first wait)`` of a momentarily unreadable input file (see :data:`READ_ATTEMPTS`)."""
+    attempts = max(1, int(os.environ.get("CONTENTX_READ_ATTEMPTS", READ_ATTEMPTS)))
+    return attempts, max(0.0, float(os.environ.get("CONTENTX_READ_BACKOFF", READ_BACKOFF_SECONDS)))
+
+
+def is_transient(error: BaseException | str) -> bool:
+    """Whether a failed read looks like a filesystem failing for a moment (worth another try)."""
+    return bool(TRANSIENT_READ.search(str(error)))
+
+
+class InputVanished(FileNotFoundError):
+    """An input file that was checked is not there when Spark plans its read (for a moment, or
+    for good); its URI is the message."""
+
+
 @dataclass
 class DamagedFile:
     path: str
@@ -71,6 +104,8 @@ class Table:
     path: str
     root: str
     files: list[str]
+    #: ``(length, modification time)`` of each file when the table was checked (by URI).
+    stamps: dict[str, tuple[int, int] | None] = field(default_factory=dict)
 
 
 @dataclass
@@ -90,6 +125,8 @@ class InputTables:
             try:
                 df = spark.read.option("basePath", table.root).parquet(*table.files)
             except AnalysisException as exc:
+                if self.named_in(exc) is not None and is_transient(exc):
+                    raise InputVanished(self.named_in(exc)) from exc  # listed, gone now
                 raise UserError(
                     f"{table.path} is not an extraction table (not a Parquet table: {_describe(exc)})"
                 ) from None
@@ -112,6 +149,26 @@ class InputTables:
                 if uri in text or path.lstrip("/") in text:
                     return uri
         return None
+
+    def changed(self, spark) -> list[str]:
+        """The input files whose length or modification time is no longer what the check saw
+        (replaced, rewritten or removed since): what the job read of them may be neither version.
+        One listing per partition directory, as the check made."""
+        folders = []
+        for table in self.tables:
+            store = OutputStore(spark, table.root)
+            relative = {uri: uri[len(table.root) :].lstrip("/") for uri in table.files}
+            for folder in sorted({r.rsplit("/", 1)[0] for r in relative.values()}):
+                mine = {u: r.rsplit("/", 1)[1] for u, r in relative.items() if r.rsplit("/", 1)[0] == folder}
+                folders.append((store, table, folder, mine))
+
+        def moved(item) -> list[str]:
+            store, table, folder, mine = item
+            now = {name: (length, mtime) for name, length, mtime in store.stamps(folder)}
+            return [uri for uri, name in mine.items() if now.get(name) != table.stamps.get(uri)]
+
+        with ThreadPoolExecutor(max_workers=CHECK_THREADS) as pool:
+            return [uri for found in pool.map(moved, folders) for uri in found]
 
     def leave_out(self, spark, uri: str, reason: str) -> None:
         """Leave a damaged file out (counted, with its footer's rows)."""
@@ -172,10 +229,16 @@ def check_parquet_file(store: OutputStore, relative: str, length: int) -> Damage
 
     if length < 12:
         return DamagedFile(relative, f"{length} bytes, too short for Parquet", None)
-    try:
-        tail = store.read_range(max(0, length - TAIL_BYTES), min(length, TAIL_BYTES), relative)
-    except Exception as exc:
-        return DamagedFile(relative, f"cannot be read ({_describe(exc)})", None)
+    attempts, backoff = read_retries()
+    for attempt in range(attempts):
+        try:
+            tail = store.read_range(max(0, length - TAIL_BYTES), min(length, TAIL_BYTES), relative)
+            break
+        except Exception as exc:
+            if attempt + 1 == attempts or not is_transient(exc):
+                tries = f" after {attempts} attempts" if attempts > 1 and is_transient(exc) else ""
+                return DamagedFile(relative, f"cannot be read{tries} ({_describe(exc)})", None)
+            time.sleep(backoff * 2**attempt)
     footer_length = struct.unpack("<I", tail[-8:-4])[0]
     if tail[-4:] != _MAGIC or footer_length > length - 12:
         return DamagedFile(relative, "cut short or not Parquet (no footer)", None)
@@ -190,8 +253,9 @@ def check_parquet_file(store: OutputStore, relative: str, length: int) -> Damage
     return None
 
 
-def _committed_parts(store: OutputStore, path: str, method: str | None) -> list[tuple[str, int]]:
-    """``(relative path, length)`` of the table's part files; UserError when it is not committed."""
+def _committed_parts(store: OutputStore, path: str, method: str | None) -> list[tuple[str, int, int]]:
+    """``(relative path, length, modification time)`` of the table's part files, as listed;
+    UserError when the table is not committed."""
     partitions = [p for p in store.list() if p.startswith("method=")]
     if not partitions:
         raise UserError(f"{path} is not an extraction table (no method=<m> partition directories)")
@@ -210,7 +274,7 @@ def _committed_parts(store: OutputStore, path: str, method: str | None) -> list[
     for partition in partitions:
         if method is not None and partition != f"method={method}":
             continue
-        for name, length in store.files(partition):
+        for name, length, mtime in store.stamps(partition):
             if name.startswith(("_", ".")) or not name.endswith(".parquet"):
                 continue
             batch = _batch_of(name)
@@ -219,11 +283,11 @@ def _committed_parts(store: OutputStore, path: str, method: str | None) -> list[
                     f"{path} holds files of an uncommitted batch ({partition}/{name}): its run was killed "
                     "or is still writing; finish it with `contentx run --resume` first"
                 )
-            parts.append((f"{partition}/{name}", length))
+            parts.append((f"{partition}/{name}", length, mtime))
     return parts
 
 
-def find_damaged(store: OutputStore, parts: list[tuple[str, int]]) -> list[DamagedFile]:
+def find_damaged(store: OutputStore, parts: list[tuple[str, int, int]]) -> list[DamagedFile]:
     with ThreadPoolExecutor(max_workers=CHECK_THREADS) as pool:
         found = pool.map(lambda p: check_parquet_file(store, p[0], p[1]), parts)
         return [d for d in found if d is not None]
@@ -246,10 +310,12 @@ def read_tables(
                 "rerun with --skip-damaged to build the corpus without them"
             )
         found.damaged += [DamagedFile(f"{path.rstrip('/')}/{d.path}", d.reason, d.rows) for d in bad]
-        good = [store.uri(p) for p, _ in parts if p not in {d.path for d in bad}]
-        if good:
-            found.tables.append(Table(index, path, store.uri(), good))
-        elif method is None or any(p.startswith(f"method={method}/") for p, _ in parts):
+        stamps = {
+            store.uri(p): (length, mtime) for p, length, mtime in parts if p not in {d.path for d in bad}
+        }
+        if stamps:
+            found.tables.append(Table(index, path, store.uri(), list(stamps), stamps))
+        elif method is None or any(p.startswith(f"method={method}/") for p, _l, _m in parts):
             raise UserError(f"{path}: no readable Parquet file")
     return found
 

@@ -101,6 +101,17 @@ class OutputStore:
             (str(st.getPath().getName()), int(st.getLen())) for st in self.fs.listStatus(p) if st.isFile()
         )
 
+    def stamps(self, *parts: str) -> list[tuple[str, int, int]]:
+        """``(name, length, modification time in ms)`` of the files directly under a directory."""
+        p = self.path(*parts)
+        if not self.fs.exists(p):
+            return []
+        return sorted(
+            (str(st.getPath().getName()), int(st.getLen()), int(st.getModificationTime()))
+            for st in self.fs.listStatus(p)
+            if st.isFile()
+        )
+
     def uri(self, *parts: str) -> str:
         """The qualified URI of a path under the root (as Spark's readers and writers take it)."""
         return str(self.fs.makeQualified(self.path(*parts)).toString())

@@ -1,10 +1,13 @@
-"""Input files for the fault tests: copies of the bundled sample WARC."""
+"""Input files for the fault tests: copies of the bundled sample WARC, a two-part extraction
+table and the part's rewrite, and what a corpus holds."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
+from ..corpus.tables import table_row, texts_of, write_table
 from ..spark.test_job import SAMPLE
 
 
@@ -16,3 +19,30 @@ def sample_copies(tmp_path: Path, n: int) -> list[Path]:
     for path in paths:
         shutil.copy(SAMPLE, path)
     return paths
+
+
+def two_part_table(root: Path) -> tuple[Path, Path]:
+    """An extraction table of two batches (a part file each), 12 articles in all; returns the
+    table and its second part."""
+    texts = texts_of("one", range(12))
+    rows = [table_row(url, text, offset=i) for i, (url, text) in enumerate(texts)]
+    write_table(root, "combined", rows[:6], batch="20240501T000000-0000aaaa")
+    write_table(root, "combined", rows[6:], batch="20240502T000000-0000bbbb")
+    [second] = (root / "method=combined").glob("b20240502*.parquet")
+    return root, second
+
+
+def replace_part(part: Path) -> None:
+    """The part rewritten by another writer: other documents (9, 6 of them copies of the first
+    part's), moved over the old file at once."""
+    rows = [table_row(url, text, offset=i) for i, (url, text) in enumerate(texts_of("new", range(9)))]
+    fresh = part.parent / "fresh"
+    write_table(fresh, "combined", rows, batch="20240502T000000-0000bbbb")
+    os.replace(next((fresh / "method=combined").glob("*.parquet")), part)
+    shutil.rmtree(fresh)
+
+
+def corpus_docs(spark, out: Path) -> list[tuple]:
+    """(url, text hash, cluster size) of a corpus's documents, sorted."""
+    rows = spark.read.parquet(str(out / "documents")).select("url", "text_hash", "duplicate_count")
+    return sorted(tuple(r) for r in rows.collect())

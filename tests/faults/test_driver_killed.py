@@ -1,15 +1,18 @@
 """The extraction job's driver killed (SIGKILL to its whole process group: driver, JVM and Python
 workers) during its second batch, at a random point: nothing of the unfinished batch looks done,
-and ``--resume`` gives the table of an uninterrupted run.  (The corpus job killed during its
-duplicate graph: tests/corpus/test_corpus_io.py's killed-run test.)"""
+and ``--resume`` gives the table of an uninterrupted run.  The corpus job's driver killed at a
+random point of its duplicate graph: no ``_SUCCESS``, and ``--overwrite`` gives the documents and
+report counts of an uninterrupted run."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -17,9 +20,9 @@ import pytest
 from contentx_udf import cli
 from contentx_udf.spark import job
 
-from ..spark.cluster import JOB, REPO, loopback_env
+from ..spark.cluster import CORPUS_JOB, JOB, REPO, loopback_env
 from ..spark.test_job import _comparable, config
-from .inputs import sample_copies
+from .inputs import corpus_docs, sample_copies
 
 pytestmark = pytest.mark.spark
 
@@ -64,3 +67,50 @@ def test_driver_killed_in_the_second_batch_then_resume_equals_a_full_run(spark, 
 
     assert cli.main(["run", *args, "--resume"]) == 0
     assert _comparable(spark, out) == _comparable(spark, reference)
+
+
+def kill_in_the_duplicate_graph(cmd: list[str], rng: random.Random, within: float = 0.5) -> list[str]:
+    """Run the corpus job ``cmd`` (progress on stderr), SIGKILL its process group a random time
+    (up to ``within`` s) after its first pass was written, while the duplicate graph runs; returns
+    the stages it printed.  AssertionError when the graph ended before the kill."""
+    proc = subprocess.Popen(
+        cmd, env=loopback_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        start_new_session=True, cwd=REPO,
+    )  # fmt: skip
+    stages: list[str] = []
+    try:
+        for line in proc.stderr:
+            stages.append(line.strip())
+            if "first pass written" in line:
+                break
+        else:
+            raise AssertionError(f"the job ended before its duplicate graph: {stages[-5:]}")
+        reader = threading.Thread(target=lambda: stages.extend(s.strip() for s in proc.stderr), daemon=True)
+        reader.start()
+        time.sleep(rng.uniform(0.0, within))
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    reader.join(timeout=5)
+    assert not any("duplicates found" in s for s in stages), "the graph ended before the kill"
+    return stages
+
+
+def test_corpus_driver_killed_in_the_duplicate_graph_then_overwrite_equals_a_full_run(
+    spark, tmp_path, months_corpus
+):
+    month1, month2, reference_dir, reference = months_corpus
+    args = ["--input", str(month1), str(month2), "--dedup", "near"]
+    out = tmp_path / "out"
+    kill_in_the_duplicate_graph(
+        [sys.executable, str(CORPUS_JOB), *args, "--output", str(out)], random.Random(), within=0.3
+    )
+    assert not (out / "_SUCCESS").exists() and not (out / "documents").exists()
+    assert list(out.glob("_staging/*/pass/_SUCCESS")), "the kill came before the first pass was staged"
+
+    assert cli.main(["corpus", *args, "--output", str(out), "--overwrite"]) == 0
+    assert corpus_docs(spark, out) == corpus_docs(spark, reference_dir)
+    report = json.loads((out / "_report.json").read_text())
+    for key in ("input_rows", "kept", "dropped"):
+        assert report[key] == reference[key], key
+    assert not (out / "_staging").exists()

@@ -3,21 +3,24 @@ finished; after space is freed, ``--resume`` (extraction) or ``--overwrite`` (co
 output of an uninterrupted run.
 
 The output sits on a tmpfs of a few hundred KB that a filler file has almost filled (mounting
-needs root, as in CI; elsewhere the tests skip and say why).  Spark's own local directory is the
-shared session's and is not on the small filesystem here.
+needs root, as in CI; elsewhere the tests skip and say why).  In the last test Spark's local
+directory (``SPARK_LOCAL_DIRS``) is on the small filesystem instead, in a job of its own process.
 """
 
 from __future__ import annotations
 
 import subprocess
+import sys
 import uuid
 from pathlib import Path
 
 import pytest
 
 from contentx_udf import cli
+from contentx_udf.errors import disk_full_line
 
 from ..corpus.tables import two_months
+from ..spark.cluster import CORPUS_JOB, REPO, loopback_env
 from ..spark.test_job import SAMPLE, _comparable
 
 pytestmark = pytest.mark.spark
@@ -97,3 +100,60 @@ def test_corpus_on_a_full_disk_is_one_line_and_overwrite_completes(spark, tmp_pa
         return sorted(tuple(r) for r in rows.collect())
 
     assert docs(out) == docs(reference)
+
+
+def test_corpus_with_a_full_spark_local_dir_is_one_line_and_overwrite_completes(
+    spark, tmp_path, small_fs, months_corpus
+):
+    """Spark's local directory (``SPARK_LOCAL_DIRS``: shuffle and spill files) on the nearly full
+    filesystem, the output elsewhere; the job runs in its own process, as its Spark is new."""
+    mount, filler = small_fs
+    month1, month2, reference, _report = months_corpus
+    out = tmp_path / "corpus"
+    cmd = [
+        sys.executable,
+        str(CORPUS_JOB),
+        "--input",
+        str(month1),
+        str(month2),
+        "--output",
+        str(out),
+        "--dedup",
+        "near",
+    ]
+    env = loopback_env(SPARK_LOCAL_DIRS=str(mount / "local"))
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert done.returncode == 2, done.stderr[-3000:]
+    lines = [line for line in done.stderr.splitlines() if line.startswith("build_corpus: error:")]
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert "no space left on device writing Spark's local directory " + str(mount / "local") in lines[0], (
+        lines[0]
+    )
+    assert lines[0].endswith("rerun with --overwrite")
+    assert not (out / "_SUCCESS").exists() and not (out / "documents").exists()
+
+    filler.unlink()
+    done = subprocess.run(
+        [*cmd, "--overwrite"], env=env, capture_output=True, text=True, timeout=300, cwd=REPO
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    def docs(path: Path) -> list[tuple]:
+        rows = spark.read.parquet(str(path / "documents")).select("url", "text_hash", "duplicate_count")
+        return sorted(tuple(r) for r in rows.collect())
+
+    assert docs(out) == docs(reference)
+
+
+def test_a_full_local_dir_names_it_not_the_output(monkeypatch):
+    """The JVM's shuffle writer names no file (``java.io.IOException: No space left on device``
+    in ``DiskBlockObjectWriter``): the line names Spark's local directory, not the output."""
+    monkeypatch.setenv("SPARK_LOCAL_DIRS", "/scratch/spark")
+    shuffle = RuntimeError(
+        "java.io.IOException: No space left on device\n"
+        "\tat org.apache.spark.storage.DiskBlockObjectWriter.commitAndGet(DiskBlockObjectWriter.scala:241)"
+    )
+    line = disk_full_line(shuffle, "/data/out")
+    assert line.startswith("no space left on device writing Spark's local directory /scratch/spark:"), line
+    output = RuntimeError("java.io.IOException: No space left on device\n\tat org.apache.parquet.hadoop.X")
+    assert disk_full_line(output, "/data/out").startswith("no space left on device writing /data/out:")

@@ -1,10 +1,13 @@
 """An executor lost mid-run on a standalone cluster (one master, two one-core workers on
-127.0.0.1): its JVM is killed by process id once tasks run; Spark runs its tasks again on what is
-left, and the table equals an uninterrupted local run's -- no row lost, none doubled (a retried
-file's parts replace the lost attempt's)."""
+127.0.0.1), during the extraction job and during the corpus job: its JVM is killed by process id
+once tasks run, or its whole worker is killed and a new worker started a little later.  Spark runs
+the lost tasks (and lost shuffle output) again on what is left, and the output equals an
+uninterrupted local run's -- the extraction table's rows (none lost, none doubled: a retried
+file's parts replace the lost attempt's), the corpus's documents and report counts."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -12,17 +15,21 @@ import shutil
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
 from contentx_udf.spark import job
 from contentx_udf.spark.config import JobConfig
 
-from ..spark.cluster import StandaloneCluster
+from ..spark.cluster import CORPUS_JOB, JOB, StandaloneCluster
 from ..spark.test_cluster import check_run, table_rows
 from .inputs import sample_copies
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
+
+#: What the report of a corpus must repeat exactly after a loss.
+REPORT_COUNTS = ("input_rows", "kept", "dropped", "cluster_sizes", "languages")
 
 
 def executor_pids(cluster: StandaloneCluster) -> list[int]:
@@ -31,53 +38,119 @@ def executor_pids(cluster: StandaloneCluster) -> list[int]:
     pids = [int(p) for p in found.stdout.split()]
     mine = []
     for pid in pids:
-        try:
-            command = open(f"/proc/{pid}/cmdline", "rb").read().decode(errors="replace")
+        try:  # an executor runs in its worker's work directory (never another cluster's JVM)
+            cwd = os.readlink(f"/proc/{pid}/cwd")
         except OSError:
             continue
-        if str(cluster.workdir) in command or f":{cluster.port}" in command or "spark://" in command:
+        if cwd.startswith(str(cluster.workdir) + os.sep):
             mine.append(pid)
-    return mine or pids
+    return mine
+
+
+def kill_mid_run(
+    cluster: StandaloneCluster, proc: subprocess.Popen, out: Path, victim: str, delay: float
+) -> bool:
+    """Once the job staged its first output and both executors run, wait ``delay`` s and kill
+    one executor JVM (``executor``) or a live worker with its executor (``worker``; then a new
+    worker joins 2 s later).  False when the job ended before the kill."""
+    deadline = time.monotonic() + 180
+    while (
+        not (out / "_contentx" / "staging").exists()
+        and not (out / "_staging").exists()
+        or (len(executor_pids(cluster)) < 2)
+    ):
+        if proc.poll() is not None:
+            return False
+        assert time.monotonic() < deadline, "no task started"
+        time.sleep(0.1)
+    time.sleep(delay)
+    if proc.poll() is not None:
+        return False
+    if victim == "executor":
+        os.kill(executor_pids(cluster)[0], signal.SIGKILL)
+    else:
+        live = [p for p in cluster.procs[1:] if p.poll() is None]  # procs: master, workers ...
+        os.killpg(live[0].pid, signal.SIGKILL)
+        time.sleep(2)
+        cluster.add_worker(f"worker-late-{len(cluster.procs)}")
+    return True
+
+
+def corpus_documents(out: Path) -> list[tuple]:
+    import pyarrow.dataset as ds
+
+    table = ds.dataset(str(out / "documents"), format="parquet").to_table(
+        columns=["url", "text_hash", "duplicate_count"]
+    )
+    return sorted(tuple(r.values()) for r in table.to_pylist())
+
+
+def report_counts(out: Path) -> dict:
+    report = json.loads((out / "_report.json").read_text())
+    return {key: report[key] for key in REPORT_COUNTS}
+
+
+@pytest.fixture(scope="module")
+def shared_cluster(tmp_path_factory):
+    """One cluster for the module's tests (a killed worker is replaced by the test)."""
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("Java is not installed")
+    c = StandaloneCluster(tmp_path_factory.mktemp("cluster"), workers=2, cores=1, memory="1g").start()
+    try:
+        yield c
+    finally:
+        c.stop()
 
 
 @pytest.fixture()
-def inputs(tmp_path):
-    return sample_copies(tmp_path, 8)
+def cluster(shared_cluster):
+    """The shared cluster once two workers are alive and the last test's executors are gone."""
+    deadline = time.monotonic() + 120
+    while sum(
+        w.get("state") == "ALIVE" for w in shared_cluster.state().get("workers", [])
+    ) < 2 or executor_pids(shared_cluster):
+        assert time.monotonic() < deadline, "the cluster did not settle"
+        time.sleep(0.5)
+    return shared_cluster
+
+
+def _lost(stderr: str) -> None:
+    assert re.search(r"Lost executor|ExecutorLostFailure", stderr), (
+        f"the kill did not cost the job an executor: {stderr[-3000:]}"
+    )
 
 
 @pytest.mark.parametrize("victim", ["executor", "worker"])
-def test_an_executor_or_worker_lost_mid_run_loses_nothing(spark, tmp_path, inputs, victim):
+def test_extraction_loses_nothing_when_an_executor_or_worker_is_lost(spark, tmp_path, cluster, victim):
     """``executor``: one executor JVM killed; ``worker``: a whole worker (its daemon and its
     executor) killed, and a new worker started a little later."""
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        pytest.skip("Java is not installed")
+    inputs = sample_copies(tmp_path, 8)
     reference = tmp_path / "reference"
-    config = JobConfig(inputs=[str(p) for p in inputs], output=str(reference), methods=("combined",))
-    job.run(config, spark=spark)
+    job.run(
+        JobConfig(inputs=[str(p) for p in inputs], output=str(reference), methods=("combined",)), spark=spark
+    )
+    out = tmp_path / "out"
+    args = ["--input", *map(str, inputs), "--output", str(out), "--methods", "combined",
+            "--num-partitions", str(len(inputs))]  # fmt: skip
+    with cluster.submit_async(args, job=JOB) as proc:
+        assert kill_mid_run(cluster, proc, out, victim, random.Random().uniform(0.0, 1.5)), "ended first"
+        stdout, stderr = proc.communicate(timeout=300)
+    check_run(subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr))
+    _lost(stderr)
+    assert table_rows(out) == table_rows(reference)
 
-    cluster = StandaloneCluster(tmp_path / "cluster", workers=2, cores=1, memory="1g").start()
-    try:
-        out = tmp_path / "out"
-        args = ["--input", *map(str, inputs), "--output", str(out), "--methods", "combined",
-                "--num-partitions", str(len(inputs))]  # fmt: skip
-        with cluster.submit_async(args) as proc:
-            deadline = time.monotonic() + 180
-            while not (out / "_contentx" / "staging").exists() or len(executor_pids(cluster)) < 2:
-                assert proc.poll() is None, proc.communicate()
-                assert time.monotonic() < deadline, "no task started"
-                time.sleep(0.2)
-            time.sleep(random.Random().uniform(0.0, 1.5))  # a random point after tasks start
-            assert proc.poll() is None, "the job ended before the kill"
-            if victim == "executor":
-                os.kill(executor_pids(cluster)[0], signal.SIGKILL)
-            else:
-                os.killpg(cluster.procs[1].pid, signal.SIGKILL)  # procs: master, worker0, worker1
-                time.sleep(2)
-                cluster.add_worker("worker-late")
-            stdout, stderr = proc.communicate(timeout=300)
-        check_run(subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr))
-        lost = re.search(r"Lost executor|ExecutorLostFailure", stderr)
-        assert lost, f"the kill did not cost the job an executor: {stderr[-3000:]}"
-        assert table_rows(out) == table_rows(reference)
-    finally:
-        cluster.stop()
+
+@pytest.mark.parametrize("victim", ["executor", "worker"])
+def test_corpus_loses_nothing_when_an_executor_or_worker_is_lost(
+    spark, tmp_path, cluster, months_corpus, victim
+):
+    month1, month2, reference, _report = months_corpus
+    out = tmp_path / "out"
+    args = ["--input", str(month1), str(month2), "--output", str(out)]
+    with cluster.submit_async(args, job=CORPUS_JOB) as proc:
+        assert kill_mid_run(cluster, proc, out, victim, random.Random().uniform(0.0, 1.5)), "ended first"
+        stdout, stderr = proc.communicate(timeout=300)
+    check_run(subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr))
+    _lost(stderr)
+    assert corpus_documents(out) == corpus_documents(reference)
+    assert report_counts(out) == report_counts(reference)

@@ -25,52 +25,58 @@ class Flaky:
         self.requests: list[str | None] = []  # the Range header of each request
 
 
+def start_server(flaky: Flaky) -> http.server.ThreadingHTTPServer:
+    """A server on 127.0.0.1 (a free port) that plays ``flaky``'s plan for ``/file.warc.gz``
+    (404 for any other path); call ``shutdown()`` and ``server_close()`` when done."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):  # quiet
+            pass
+
+        def do_GET(self):  # noqa: N802
+            flaky.requests.append(self.headers.get("Range"))
+            if self.path != "/file.warc.gz":
+                self.send_error(404)
+                return
+            action = flaky.plan.pop(0) if flaky.plan else "ok"
+            if action == "503":
+                self.send_response(503)
+                self.send_header("Retry-After", "0")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            start = 0
+            ranged = self.headers.get("Range")
+            if ranged and flaky.honour_range:
+                start = int(ranged.split("=")[1].rstrip("-"))
+                self.send_response(206)
+                self.send_header("Content-Range", f"bytes {start}-{len(flaky.body) - 1}/{len(flaky.body)}")
+            else:
+                self.send_response(200)
+            rest = flaky.body[start:]
+            self.send_header("Content-Length", str(len(rest)))
+            self.end_headers()
+            if action == "drop":
+                self.wfile.write(rest[: len(rest) // 2])
+                self.wfile.flush()
+                self.close_connection = True
+                self.connection.shutdown(2)
+                return
+            self.wfile.write(rest)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
 @pytest.fixture()
 def serve():
+    """``serve(flaky)`` starts a server for the test and returns its base URL."""
     servers = []
 
     def start(flaky: Flaky) -> str:
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *args):  # quiet
-                pass
-
-            def do_GET(self):  # noqa: N802
-                flaky.requests.append(self.headers.get("Range"))
-                if self.path != "/file.warc.gz":
-                    self.send_error(404)
-                    return
-                action = flaky.plan.pop(0) if flaky.plan else "ok"
-                if action == "503":
-                    self.send_response(503)
-                    self.send_header("Retry-After", "0")
-                    self.send_header("Content-Length", "0")
-                    self.end_headers()
-                    return
-                start = 0
-                ranged = self.headers.get("Range")
-                if ranged and flaky.honour_range:
-                    start = int(ranged.split("=")[1].rstrip("-"))
-                    self.send_response(206)
-                    self.send_header(
-                        "Content-Range", f"bytes {start}-{len(flaky.body) - 1}/{len(flaky.body)}"
-                    )
-                else:
-                    self.send_response(200)
-                rest = flaky.body[start:]
-                self.send_header("Content-Length", str(len(rest)))
-                self.end_headers()
-                if action == "drop":
-                    self.wfile.write(rest[: len(rest) // 2])
-                    self.wfile.flush()
-                    self.close_connection = True
-                    self.connection.shutdown(2)
-                    return
-                self.wfile.write(rest)
-
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}"
+        servers.append(start_server(flaky))
+        return f"http://127.0.0.1:{servers[-1].server_address[1]}"
 
     yield start
     for server in servers:
