@@ -43,7 +43,13 @@ setup(
                 "contentx_udf.page._compiled",
                 ["contentx_udf/page/_compiled.pyx"],
                 extra_compile_args=["-O3"],
-            )
+            ),
+            # fastText's prediction: no fused multiply-add, so its float sums round as fastText's
+            Extension(
+                "contentx_udf.text._lid",
+                ["contentx_udf/text/_lid.pyx"],
+                extra_compile_args=["-O3", "-ffp-contract=off"],
+            ),
         ],
         compiler_directives={"language_level": 3},
     ),

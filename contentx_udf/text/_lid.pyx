@@ -1,0 +1,480 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""fastText's supervised prediction (``predict(line, k=1, threshold=0)``) compiled for the
+language identifier: the same codes and the same float32 scores as fastText's own C++.
+
+What fastText (0.9.x, src/) does for one line, step by step, and what is done here in the same
+order with the same float operations (so the sums round alike):
+
+* ``Dictionary::getLine`` / ``readWord``: tokens split at space, tab, CR, LF, VT, FF and NUL; the
+  LF ends the line with the end-of-sentence token ``</s>``.  A token is looked up by its FNV-1a
+  hash (each byte sign-extended, ``uint32_t(int8_t(c))``); a known word adds its own row and the
+  rows of its character n-grams, an unknown one only the n-grams of ``<token>``
+  (``computeSubwords``: ``minn``..``maxn`` UTF-8 characters, hashed modulo ``bucket``, kept only
+  when listed in the pruned index of a quantized model); a label token adds nothing.
+* ``Model::computeHidden``: the float32 sum of those rows in that order, times
+  ``float(1.0 / count)``; a quantized row is ``norm * centroid`` per sub-vector
+  (``ProductQuantizer::addcode``).
+* ``HierarchicalSoftmaxLoss::dfs``: from the root of the Huffman tree over the label counts, each
+  inner node's ``f = 1 / (1 + expf(-dot))`` (``dot`` summed in float32), the children scored
+  ``score + log(x + 1e-5)`` with ``x`` = ``1 - f`` (left) and ``f`` (right), branches below the
+  best leaf found so far pruned; the last leaf with the highest score wins.  The score returned is
+  ``expf(best)``.
+
+Built with ``-ffp-contract=off`` so that no multiply-add is fused (fastText rounds each product).
+"""
+
+from libc.math cimport expf, log
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcmp, memcpy
+
+import numpy as np
+
+
+cdef extern from "Python.h":
+    const char *PyUnicode_AsUTF8AndSize(object text, Py_ssize_t *size) except NULL
+
+
+cdef struct Model:
+    int dim
+    int minn
+    int maxn
+    int nwords
+    int osz
+    uint32_t bucket
+    int64_t pruneidx_size
+    # the dictionary: open addressing on the FNV-1a hash
+    const int32_t *wtab
+    uint32_t wmask
+    const uint32_t *whash
+    const int64_t *woff
+    const char *wbytes
+    const int8_t *wtype
+    const int32_t *sub_off
+    const int32_t *sub_ids
+    const char *label
+    int label_len
+    # the pruned n-gram index: bucket -> row - nwords
+    const int32_t *pkey
+    const int32_t *pval
+    uint32_t pmask
+    # the input matrix
+    int quantized
+    int qnorm
+    int nsubq
+    int dsub
+    int lastdsub
+    const uint8_t *codes
+    const float *centroids
+    const uint8_t *norm_codes
+    const float *norm_centroids
+    const float *dense
+    # the output matrix and the tree
+    const float *wo
+    const int32_t *left
+    const int32_t *right
+
+
+cdef inline uint32_t _fnv(uint32_t h, char c) noexcept nogil:
+    return (h ^ <uint32_t><int32_t><int8_t>c) * <uint32_t>16777619
+
+
+cdef inline uint32_t _hash(const char *s, Py_ssize_t n) noexcept nogil:
+    cdef uint32_t h = <uint32_t>2166136261
+    cdef Py_ssize_t i
+    for i in range(n):
+        h = _fnv(h, s[i])
+    return h
+
+
+cdef inline uint32_t _mix(uint32_t h) noexcept nogil:
+    return (h * <uint32_t>2654435761) ^ (h >> 16)
+
+
+cdef int32_t _find_word(const Model *m, const char *w, Py_ssize_t n, uint32_t h) noexcept nogil:
+    cdef uint32_t slot = _mix(h) & m.wmask
+    cdef int32_t wid
+    while True:
+        wid = m.wtab[slot]
+        if wid < 0:
+            return -1
+        if (m.whash[wid] == h and m.woff[wid + 1] - m.woff[wid] == n
+                and memcmp(m.wbytes + m.woff[wid], w, n) == 0):
+            return wid
+        slot = (slot + 1) & m.wmask
+
+
+cdef inline int32_t _ngram_row(const Model *m, uint32_t id) noexcept nogil:
+    """``Dictionary::pushHash``: the input row of n-gram bucket ``id``, or -1 (pruned away)."""
+    cdef uint32_t slot
+    cdef int32_t key
+    if m.pruneidx_size == 0:
+        return -1
+    if m.pruneidx_size < 0:
+        return m.nwords + <int32_t>id
+    slot = _mix(id) & m.pmask
+    while True:
+        key = m.pkey[slot]
+        if key < 0:
+            return -1
+        if <uint32_t>key == id:
+            return m.nwords + m.pval[slot]
+        slot = (slot + 1) & m.pmask
+
+
+cdef inline void _add_row(const Model *m, float *x, int32_t row) noexcept nogil:
+    """``hidden.addRow(wi, row)``: ``QuantMatrix::addRowToVector`` / ``DenseMatrix``'s."""
+    cdef int k, n, d
+    cdef float alpha
+    cdef const uint8_t *code
+    cdef const float *c
+    if m.quantized:
+        alpha = 1.0
+        if m.qnorm:
+            alpha = m.norm_centroids[m.norm_codes[row]]
+        code = m.codes + <int64_t>m.nsubq * row
+        d = m.dsub
+        for k in range(m.nsubq):
+            if k == m.nsubq - 1:
+                d = m.lastdsub
+                c = m.centroids + k * 256 * m.dsub + code[k] * m.lastdsub
+            else:
+                c = m.centroids + (k * 256 + code[k]) * m.dsub
+            for n in range(d):
+                x[k * m.dsub + n] += alpha * c[n]
+    else:
+        c = m.dense + <int64_t>m.dim * row
+        for n in range(m.dim):
+            x[n] += c[n]
+
+
+cdef Py_ssize_t _subwords(const Model *m, const char *w, Py_ssize_t size, float *x,
+                          int32_t *out) noexcept nogil:
+    """``Dictionary::computeSubwords`` of the bracketed word ``w``: each kept n-gram's row is
+    added to ``x`` (prediction) or written to ``out`` (loading); returns how many."""
+    cdef Py_ssize_t i, j, count = 0
+    cdef int n
+    cdef uint32_t h
+    cdef int32_t row
+    for i in range(size):
+        if (w[i] & 0xC0) == 0x80:
+            continue
+        h = <uint32_t>2166136261
+        j = i
+        n = 1
+        while j < size and n <= m.maxn:
+            h = _fnv(h, w[j])
+            j += 1
+            while j < size and (w[j] & 0xC0) == 0x80:
+                h = _fnv(h, w[j])
+                j += 1
+            if n >= m.minn and not (n == 1 and (i == 0 or j == size)):
+                row = _ngram_row(m, h % m.bucket)
+                if row >= 0:
+                    if out != NULL:
+                        out[count] = row
+                    else:
+                        _add_row(m, x, row)
+                    count += 1
+            n += 1
+    return count
+
+
+cdef inline bint _separator(char c) noexcept nogil:
+    return c == b' ' or c == b'\n' or c == b'\r' or c == b'\t' or c == b'\v' or c == b'\f' or c == 0
+
+
+cdef float _std_log(float x) noexcept nogil:
+    return <float>log(<double>x + 1e-5)
+
+
+cdef void _dfs(const Model *m, float threshold_log, int32_t node, float score, const float *hidden,
+               float *best, int32_t *best_node) noexcept nogil:
+    cdef float f
+    cdef int j
+    cdef const float *row
+    if score < threshold_log:
+        return
+    if best_node[0] >= 0 and score < best[0]:
+        return
+    if m.left[node] == -1 and m.right[node] == -1:
+        best[0] = score
+        best_node[0] = node
+        return
+    cdef float e, one = 1.0  # (float constants: fastText adds and divides in float32)
+    row = m.wo + <int64_t>(node - m.osz) * m.dim
+    f = 0.0
+    for j in range(m.dim):
+        f += row[j] * hidden[j]
+    e = expf(-f)
+    f = one / (one + e)
+    _dfs(m, threshold_log, m.left[node], score + _std_log(one - f), hidden, best, best_node)
+    _dfs(m, threshold_log, m.right[node], score + _std_log(f), hidden, best, best_node)
+
+
+cdef class Predictor:
+    """lid.176-style fastText model (supervised, hierarchical softmax, word n-grams 1, dense
+    output matrix) ready for :meth:`predict`; built from a
+    :class:`~contentx_udf.text.fasttext_file.FastTextFile`."""
+
+    cdef Model m
+    cdef list _keep
+    cdef readonly list labels
+    cdef float *_hidden
+
+    def __cinit__(self):
+        self._hidden = NULL
+
+    def __dealloc__(self):
+        free(self._hidden)
+
+    def __init__(self, model):
+        cdef Model *m = &self.m
+        cdef Py_ssize_t i, size = len(model.words), total, start
+        cdef const char *w
+        cdef char *scratch
+        cdef int32_t[::1] sub_ids_view
+        cdef int64_t[::1] woff_view
+        cdef uint32_t[::1] whash_view
+        cdef int32_t[::1] wtab_view
+        cdef uint32_t slot, h
+        cdef int32_t[::1] off_view
+        cdef Py_ssize_t nw
+        cdef int32_t[::1] pkey_view, pval_view, keys_view, values_view
+        self._keep = []
+        m.dim = model.dim
+        m.minn = model.minn
+        m.maxn = model.maxn
+        m.nwords = model.nwords
+        m.osz = model.nlabels
+        m.bucket = model.bucket
+        m.pruneidx_size = model.pruneidx_size
+        label = bytes(model.label_prefix)
+        self._keep.append(label)
+        m.label = label
+        m.label_len = len(label)
+        self.labels = [word.decode("utf-8") for word in model.words[model.nwords:]]
+
+        # dictionary
+        wbytes = b"".join(model.words)
+        woff = np.zeros(size + 1, dtype=np.int64)
+        woff[1:] = np.cumsum([len(word) for word in model.words])
+        whash = np.array([_hash(word, len(word)) for word in model.words], dtype=np.uint32)
+        tab_size = 1
+        while tab_size < 2 * size + 2:
+            tab_size *= 2
+        wtab = np.full(tab_size, -1, dtype=np.int32)
+        woff_view, whash_view, wtab_view = woff, whash, wtab
+        m.wmask = tab_size - 1
+        for i in range(size):
+            slot = _mix(whash_view[i]) & m.wmask
+            while wtab_view[slot] >= 0:
+                slot = (slot + 1) & m.wmask
+            wtab_view[slot] = i
+        wtype = np.ascontiguousarray(model.types, dtype=np.int8)
+        self._keep += [wbytes, woff, whash, wtab, wtype]
+        m.wbytes = wbytes
+        m.woff = &woff_view[0]
+        m.whash = &whash_view[0]
+        m.wtab = &wtab_view[0]
+        m.wtype = <const int8_t *>np_pointer(wtype)
+
+        # pruned n-gram index
+        keys = np.asarray(model.prune_keys, dtype=np.int32)
+        values = np.asarray(model.prune_values, dtype=np.int32)
+        tab_size = 1
+        while tab_size < 2 * len(keys) + 2:
+            tab_size *= 2
+        pkey = np.full(tab_size, -1, dtype=np.int32)
+        pval = np.full(tab_size, -1, dtype=np.int32)
+        pkey_view, pval_view, keys_view, values_view = pkey, pval, keys, values
+        m.pmask = tab_size - 1
+        for i in range(len(keys)):
+            slot = _mix(<uint32_t>keys_view[i]) & m.pmask
+            while pkey_view[slot] >= 0:
+                slot = (slot + 1) & m.pmask
+            pkey_view[slot] = keys_view[i]
+            pval_view[slot] = values_view[i]
+        self._keep += [pkey, pval]
+        m.pkey = <const int32_t *>np_pointer(pkey)
+        m.pval = <const int32_t *>np_pointer(pval)
+
+        # input matrix
+        inp = model.input
+        if isinstance(inp, np.ndarray):
+            dense = np.ascontiguousarray(inp, dtype=np.float32)
+            self._keep.append(dense)
+            m.quantized = 0
+            m.dense = <const float *>np_pointer(dense)
+        else:
+            m.quantized = 1
+            m.qnorm = inp.qnorm
+            m.nsubq = inp.nsubq
+            m.dsub = inp.dsub
+            m.lastdsub = inp.lastdsub
+            codes = np.ascontiguousarray(inp.codes, dtype=np.uint8)
+            centroids = np.ascontiguousarray(inp.centroids, dtype=np.float32)
+            self._keep += [codes, centroids]
+            m.codes = <const uint8_t *>np_pointer(codes)
+            m.centroids = <const float *>np_pointer(centroids)
+            if inp.qnorm:
+                norm_codes = np.ascontiguousarray(inp.norm_codes, dtype=np.uint8)
+                norm_centroids = np.ascontiguousarray(inp.norm_centroids, dtype=np.float32)
+                self._keep += [norm_codes, norm_centroids]
+                m.norm_codes = <const uint8_t *>np_pointer(norm_codes)
+                m.norm_centroids = <const float *>np_pointer(norm_centroids)
+
+        # output matrix and the Huffman tree of the labels
+        wo = np.ascontiguousarray(model.output, dtype=np.float32)
+        left, right = huffman_tree(model.counts[model.types == 1])
+        self._keep += [wo, left, right]
+        m.wo = <const float *>np_pointer(wo)
+        m.left = <const int32_t *>np_pointer(left)
+        m.right = <const int32_t *>np_pointer(right)
+
+        # each word's rows (``Dictionary::initNgrams``): itself, then its n-grams
+        nw = model.nwords
+        offsets = np.zeros(size + 1, dtype=np.int32)
+        ids = np.zeros(sum(1 + (len(word) + 2) * max(m.maxn, 0) for word in model.words), dtype=np.int32)
+        sub_ids_view = ids
+        off_view = offsets
+        total = 0
+        scratch = <char *>malloc(max(len(word) for word in model.words) + 3)
+        try:
+            for i in range(size):
+                word = model.words[i]
+                w = word
+                sub_ids_view[total] = i
+                total += 1
+                if word != b"</s>":
+                    scratch[0] = b'<'
+                    memcpy(scratch + 1, w, len(word))
+                    scratch[len(word) + 1] = b'>'
+                    total += _subwords(m, scratch, len(word) + 2, NULL, &sub_ids_view[total])
+                off_view[i + 1] = total
+        finally:
+            free(scratch)
+        ids = ids[:total].copy()
+        self._keep += [offsets, ids]
+        sub_ids_view = ids
+        m.sub_off = &off_view[0]
+        m.sub_ids = &sub_ids_view[0]
+        self._hidden = <float *>malloc(m.dim * sizeof(float))
+
+    def predict(self, str text):
+        """``(label index, score)`` of the line ``text`` (without its newline): fastText's
+        ``predict(text + "\\n", k=1, threshold=0.0)``; ``(-1, 0.0)`` when no label is found."""
+        cdef Py_ssize_t size
+        cdef const char *data = PyUnicode_AsUTF8AndSize(text, &size)
+        cdef char *line = <char *>malloc(2 * size + 8)
+        cdef int32_t node = -1
+        cdef float best = 0.0
+        if line == NULL:
+            raise MemoryError()
+        with nogil:
+            memcpy(line, data, size)
+            line[size] = b'\n'
+            _predict_line(&self.m, line, size + 1, line + size + 1, self._hidden, &best, &node)
+        free(line)
+        if node < 0:
+            return -1, 0.0
+        return node, expf(best)
+
+
+cdef void _predict_line(const Model *m, const char *line, Py_ssize_t size, char *scratch,
+                        float *hidden, float *best, int32_t *best_node) noexcept nogil:
+    """``FastText::predictLine`` of one line with k=1 and threshold 0 (see the module doc)."""
+    cdef Py_ssize_t pos = 0, start, length, count = 0, k
+    cdef const char *token
+    cdef bint eos
+    cdef char c
+    cdef uint32_t h
+    cdef int32_t wid
+    cdef int8_t kind
+    cdef int j
+    cdef float scale
+    for j in range(m.dim):
+        hidden[j] = 0.0
+    while True:
+        # Dictionary::readWord
+        length = 0
+        start = pos
+        eos = False
+        while pos < size:
+            c = line[pos]
+            pos += 1
+            if _separator(c):
+                if length == 0:
+                    if c == b'\n':
+                        eos = True
+                        break
+                    continue
+                if c == b'\n':
+                    pos -= 1
+                break
+            if length == 0:
+                start = pos - 1
+            length += 1
+        if eos:
+            token = b"</s>"
+            length = 4
+        elif length == 0:
+            break
+        else:
+            token = line + start
+            eos = length == 4 and memcmp(token, b"</s>", 4) == 0
+        h = _hash(token, length)
+        wid = _find_word(m, token, length, h)
+        if wid >= 0:
+            kind = m.wtype[wid]
+        elif length >= m.label_len and memcmp(token, m.label, m.label_len) == 0:
+            kind = 1
+        else:
+            kind = 0
+        if kind == 0:
+            if wid >= 0:
+                for k in range(m.sub_off[wid], m.sub_off[wid + 1]):
+                    _add_row(m, hidden, m.sub_ids[k])
+                count += m.sub_off[wid + 1] - m.sub_off[wid]
+            elif not eos:
+                scratch[0] = b'<'
+                memcpy(scratch + 1, token, length)
+                scratch[length + 1] = b'>'
+                count += _subwords(m, scratch, length + 2, hidden, NULL)
+        if eos:
+            break
+    if count == 0:
+        return
+    scale = <float>(1.0 / <double>count)
+    for j in range(m.dim):
+        hidden[j] *= scale
+    _dfs(m, _std_log(0.0), 2 * m.osz - 2, 0.0, hidden, best, best_node)
+
+
+cdef const void *np_pointer(object array):
+    cdef size_t address = array.ctypes.data
+    return <const void *>address
+
+
+def huffman_tree(counts):
+    """``HierarchicalSoftmaxLoss::buildTree``: the children (``left``, ``right``; -1 for a leaf)
+    of the ``2 * n - 1`` nodes of the Huffman tree over the ``n`` label counts (given sorted by
+    decreasing count, as the dictionary stores them)."""
+    cdef Py_ssize_t osz = len(counts), i, leaf, node, j
+    tree_count = [int(c) for c in counts] + [10**15] * (osz - 1)
+    left = np.full(2 * osz - 1, -1, dtype=np.int32)
+    right = np.full(2 * osz - 1, -1, dtype=np.int32)
+    leaf = osz - 1
+    node = osz
+    for i in range(osz, 2 * osz - 1):
+        mini = [0, 0]
+        for j in range(2):
+            if leaf >= 0 and tree_count[leaf] < tree_count[node]:
+                mini[j] = leaf
+                leaf -= 1
+            else:
+                mini[j] = node
+                node += 1
+        left[i], right[i] = mini
+        tree_count[i] = tree_count[mini[0]] + tree_count[mini[1]]
+    return left, right

@@ -1,0 +1,136 @@
+"""The compiled language identifier (contentx_udf/text/_lid.pyx) gives fastText's own codes and
+bit-identical float32 scores on real texts in hundreds of languages, on web texts extracted by
+``combined``, and on the tokeniser's edge cases; the model file reader and the fallback."""
+
+from __future__ import annotations
+
+import pytest
+
+from contentx_udf import extract
+from contentx_udf.evaluation import load_gold
+from contentx_udf.text import fasttext_file, language
+from contentx_udf.text.language import (
+    _mostly_upper,
+    _predictor,
+    _sample,
+    bundled_model,
+    detect_language,
+    detect_language_fasttext,
+    lid_status,
+)
+
+from ..conftest import SHARED, shared_or_skip
+
+_lid = pytest.importorskip("contentx_udf.text._lid", reason="compiled language id not built")
+
+
+@pytest.fixture(scope="module")
+def predictor():
+    return _lid.Predictor(fasttext_file.read_model(bundled_model()))
+
+
+def _fasttext(sample: str) -> tuple[str, float]:
+    predict, _ = _predictor(None)
+    score, label = predict(sample + "\n", 1, 0.0, "strict")[0]
+    return label, score
+
+
+def _compiled(predictor, sample: str) -> tuple[str, float]:
+    index, score = predictor.predict(sample)
+    return predictor.labels[index], score
+
+
+def _udhr_samples() -> list[str]:
+    """Every stored UDHR translation whole, upper case (then lowercased as the identifier does),
+    cut mid-word, and its first lines."""
+    samples = []
+    for path in sorted(shared_or_skip(SHARED / "data" / "udhr2").glob("*.txt")):
+        body = path.read_text(encoding="utf-8")
+        for text in (body, body.upper(), body[1234:4567], body[:300]):
+            sample = _sample(text)
+            if sample is not None:
+                samples.append(sample.lower() if _mostly_upper(sample) else sample)
+    return samples
+
+
+def test_raw_scores_are_fastTexts_bit_for_bit_on_the_udhr(predictor):
+    samples = _udhr_samples()
+    assert len(samples) > 1400
+    ours = [_compiled(predictor, s) for s in samples]
+    assert ours == [_fasttext(s) for s in samples]
+    assert len({label for label, _ in ours}) > 100  # (many labels and tree paths compared)
+
+
+def test_codes_and_scores_equal_fastTexts_on_combined_web_texts():
+    pages = load_gold(shared_or_skip(SHARED / "data" / "scrapinghub"))
+    texts = [extract(p.html, "combined", url=p.url).text for p in pages]
+    texts = [t for t in texts if t]
+    assert len(texts) > 150
+    assert [detect_language(t) for t in texts] == [detect_language_fasttext(t) for t in texts]
+
+
+@pytest.mark.parametrize(
+    "sample",
+    [
+        "a",
+        "é",
+        "the </s> end is not the end",  # fastText stops the line at an end-of-sentence token
+        "</s>",
+        "__label__de Das ist ein deutscher Satz __label__fr",  # label tokens add nothing
+        "__label__unknown token __label__",
+        "words\x00split\x00at\x00nul bytes",
+        "tab\tand\rcarriage\x0bvertical\x0cform feed",
+        "x" * 5000,
+        "日本語の文章です。" * 300,
+        "Ünïcödé ñ ß ø 😀 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 \u200b zero width",
+        "   leading and trailing   ",
+        "in de la and",  # words of the dictionary (their own rows and their n-grams)
+    ],
+)
+def test_tokeniser_edge_cases_match_fastText(predictor, sample):
+    assert _compiled(predictor, sample) == _fasttext(sample)
+
+
+def test_a_text_with_a_lone_surrogate_takes_fastTexts_path():
+    text = "Ein ganz normaler deutscher Satz \ud800 mit einem kaputten Zeichen darin."
+    try:
+        expected = detect_language_fasttext(text)
+    except Exception as exc:  # noqa: BLE001 (whatever fastText's binding raises)
+        with pytest.raises(type(exc)):
+            detect_language(text)
+    else:
+        assert detect_language(text) == expected
+
+
+def test_status_and_the_pure_python_switch(monkeypatch):
+    assert lid_status() == "compiled"
+    monkeypatch.setenv("CONTENTX_PURE_PYTHON", "1")
+    predictor, why = language._load_compiled(None)
+    assert predictor is None and "CONTENTX_PURE_PYTHON" in why
+
+
+def test_model_reader_reads_lid176_and_refuses_other_files(tmp_path):
+    model = fasttext_file.read_model(bundled_model())
+    assert (model.nlabels, model.dim, model.minn, model.maxn) == (176, 16, 2, 4)
+    assert model.loss == fasttext_file.LOSS_HS and model.word_ngrams == 1
+    assert len(model.words) == model.nwords + model.nlabels
+    assert all(w.startswith(b"__label__") for w in model.words[model.nwords :])
+    assert model.input.codes.size == model.input.rows * model.input.nsubq
+    assert model.output.shape == (176, 16)
+    page = tmp_path / "page.html"
+    page.write_text("<html>not a model</html>")
+    with pytest.raises(ValueError, match="not a fastText binary model"):
+        fasttext_file.read_args(page)
+
+
+def test_huffman_tree_reaches_every_label_once():
+    counts = fasttext_file.read_model(bundled_model()).counts[-176:]
+    left, right = _lid.huffman_tree(counts)
+    seen, stack = [], [2 * 176 - 2]
+    while stack:
+        node = stack.pop()
+        if left[node] == -1:
+            seen.append(node)
+        else:
+            stack += [left[node], right[node]]
+    assert sorted(seen) == list(range(176))
