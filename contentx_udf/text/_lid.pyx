@@ -398,7 +398,7 @@ cdef class Predictor:
         keys = np.asarray(model.prune_keys, dtype=np.int32)
         values = np.asarray(model.prune_values, dtype=np.int32)
         tab_size = 1
-        while tab_size < 2 * len(keys) + 2:
+        while tab_size < 2 * len(keys) + 2:  # (load <= 1/2: short probes on a miss, the usual case)
             tab_size *= 2
         pkey = np.full(tab_size, -1, dtype=np.int32)
         pval = np.full(tab_size, -1, dtype=np.int32)
