@@ -160,6 +160,7 @@ def summarize(
         "records_per_second": None,
         "content_records_per_second": None,
         "compiled_passes": "on",
+        "compiled_language_id": "on",
     }
     if not stats_rows:
         return summary
@@ -167,6 +168,7 @@ def summarize(
     by: dict[str, Counter] = {}
     records = 0
     pure_python = 0
+    fasttext_lid = 0
     for row in stats_rows:
         for key, value in (row["scores"] or {}).items():
             if key.startswith("records."):
@@ -178,6 +180,8 @@ def summarize(
                 records += int(value)
             elif key == "compiled_passes" and value == 0:
                 pure_python += 1
+            elif key == "compiled_language_id" and value == 0:
+                fasttext_lid += 1
         if row["error"]:
             summary["file_errors"][row["warc_filename"]] = row["error"]
     summary["files_processed"] = len(stats_rows)
@@ -187,6 +191,13 @@ def summarize(
         summary["compiled_passes"] = (
             f"off on {pure_python} of {len(stats_rows)} files: pure Python, slower "
             f"(on the driver: {compiled.status()})"
+        )
+    if fasttext_lid:
+        from ..text.language import lid_status
+
+        summary["compiled_language_id"] = (
+            f"off on {fasttext_lid} of {len(stats_rows)} files: fastText's predict, the same "
+            f"results, slower (on the driver: {lid_status(config.lid_model)})"
         )
     summary["content_records"] = records
     summary["records_by_warc_type"] = dict(sorted(counts.items()))
@@ -243,6 +254,8 @@ def print_summary(summary: dict[str, Any], spark=None, show_rows: int = 3, out=s
         print(f"  file error: {name}: {err}", file=out)
     if summary.get("compiled_passes", "on") != "on":
         print(f"  compiled passes: {summary['compiled_passes']}", file=out)
+    if summary.get("compiled_language_id", "on") != "on":
+        print(f"  compiled language id: {summary['compiled_language_id']}", file=out)
     print(
         f"  elapsed: {summary['elapsed_seconds']} s, records/s: {summary['records_per_second']} "
         f"(content records/s: {summary['content_records_per_second']})",

@@ -218,20 +218,25 @@ def file_row(
     file_error: str | None,
     records: int,
     seconds: float,
+    lid_model: str | None = None,
 ) -> dict[str, Any]:
     """The per-file statistics row (partition ``_files``).
 
     ``scores`` holds ``records.<warc type>`` (all records read), ``rows.<method>.<status>``
-    (output rows written), ``content_records``, ``seconds`` and ``compiled_passes`` (1 when the
-    worker ran the compiled passes, 0 when the slower pure-Python code: :mod:`..page.compiled`).
+    (output rows written), ``content_records``, ``seconds``, ``compiled_passes`` (1 when the
+    worker ran the compiled passes, 0 when the slower pure-Python code: :mod:`..page.compiled`)
+    and ``compiled_language_id`` (1 when language id ran compiled, 0 when through fastText:
+    :func:`..text.language.lid_status`).
     """
     from ..page import compiled
+    from ..text.language import lid_status
 
     crawl, segment = crawl_and_segment(warc_filename)
     scores = [(f"records.{k}", float(v)) for k, v in sorted(counts.items())]
     scores += [(f"rows.{m}.{st}", float(v)) for (m, st), v in sorted(rows.items())]
     scores += [("content_records", float(records)), ("seconds", seconds)]
     scores += [("compiled_passes", float(compiled.module() is not None))]
+    scores += [("compiled_language_id", float(lid_status(lid_model) == "compiled"))]
     return {
         "warc_filename": warc_filename,
         "crawl": crawl,
@@ -294,7 +299,7 @@ def process_file(location: str, warc_filename: str, settings: WorkerSettings) ->
         }
     label_rows(waiting, lid_model)
     yield from waiting
-    yield file_row(warc_filename, counts, rows, file_error, records, time.perf_counter() - started)
+    yield file_row(warc_filename, counts, rows, file_error, records, time.perf_counter() - started, lid_model)
 
 
 def _to_batch(rows: list[dict[str, Any]], schema):

@@ -284,4 +284,6 @@ def test_packed_environment_on_the_cluster(cluster, local_rows, tmp_path):
     assert table_rows(out) == local_rows
     # the archive carries the compiled passes (built by the non-editable install) and the
     # executors ran them
-    assert json.loads((out / "_summary.json").read_text())["compiled_passes"] == "on"
+    summary = json.loads((out / "_summary.json").read_text())
+    assert summary["compiled_passes"] == "on"
+    assert summary["compiled_language_id"] == "on"  # the archive carries text/_lid too
