@@ -421,18 +421,32 @@ def tree_scores(
     ``columns`` (features, rows) holds the rows' features column by column.  The distinct
     splits ``x[split_column[s]] > split_border[s]`` are compared once per row; level ``d`` of tree
     ``t`` asks split ``split_of_level[t * depth + d]``, and the row goes to leaf
-    ``sum(2**d * answer_d)``, whose values are ``leaves[t * 2**depth + leaf]``."""
+    ``sum(2**d * answer_d)``, whose values are ``leaves[t * 2**depth + leaf]``.
+
+    The leaf numbers of a tree are assembled from eight rows of answers at once (the levels
+    beyond ``depth`` read a row of zeros), a loop the C compiler turns into byte vector
+    instructions; the leaf values are then added row by row, four trees per pass, in tree order
+    (each row's sum is the same sequence of additions as numpy's, so the scores are identical)."""
     cdef Py_ssize_t splits = split_column.shape[0], rows = columns.shape[1]
     cdef Py_ssize_t trees = split_of_level.shape[0] // depth if depth else 0
     cdef Py_ssize_t outputs = leaves.shape[1]
-    cdef Py_ssize_t s, t, d, r, k, base
+    cdef Py_ssize_t s, t, d, r, k, base, group, g
     cdef const double *column
-    cdef const unsigned char *answer
-    cdef double border
-    if rows == 0:
+    cdef const unsigned char *a[8]
+    cdef unsigned char *answer
+    cdef unsigned char *leaf_row
+    cdef const double *lv[4]
+    cdef const unsigned char *lf[4]
+    cdef double *o
+    cdef double border, acc
+    if rows == 0 or trees == 0:
         return
-    cdef unsigned char *answers = <unsigned char *> malloc(splits * rows)
-    cdef unsigned char *leaf_of = <unsigned char *> malloc(rows)
+    if depth > 8:
+        raise ValueError("trees deeper than 8 levels")
+    # the answers of every split, then a row of zeros (the levels a tree does not have)
+    cdef unsigned char *answers = <unsigned char *> malloc((splits + 1) * rows)
+    # the leaf numbers of up to four trees
+    cdef unsigned char *leaf_of = <unsigned char *> malloc(4 * rows)
     if answers == NULL or leaf_of == NULL:
         free(answers)
         free(leaf_of)
@@ -442,19 +456,40 @@ def tree_scores(
             for s in range(splits):
                 column = &columns[split_column[s], 0]
                 border = split_border[s]
+                answer = answers + s * rows
                 for r in range(rows):
-                    answers[s * rows + r] = column[r] > border
-            for t in range(trees):
-                for r in range(rows):
-                    leaf_of[r] = 0
-                for d in range(depth):
-                    answer = answers + split_of_level[t * depth + d] * rows
+                    answer[r] = column[r] > border
+            memset(answers + splits * rows, 0, rows)
+            for d in range(8):
+                a[d] = answers + splits * rows
+            t = 0
+            while t < trees:
+                group = trees - t if trees - t < 4 else 4
+                for g in range(group):
+                    for d in range(depth):
+                        a[d] = answers + split_of_level[(t + g) * depth + d] * rows
+                    leaf_row = leaf_of + g * rows
                     for r in range(rows):
-                        leaf_of[r] |= answer[r] << d
-                base = t << depth
-                for r in range(rows):
-                    for k in range(outputs):
-                        out[r, k] += leaves[base + leaf_of[r], k]
+                        leaf_row[r] = (a[0][r] | (a[1][r] << 1) | (a[2][r] << 2) | (a[3][r] << 3)
+                                       | (a[4][r] << 4) | (a[5][r] << 5) | (a[6][r] << 6) | (a[7][r] << 7))
+                    lf[g] = leaf_row
+                    lv[g] = &leaves[(t + g) << depth, 0]
+                if outputs == 1 and group == 4:
+                    o = &out[0, 0]
+                    for r in range(rows):
+                        acc = o[r]
+                        acc += lv[0][lf[0][r]]
+                        acc += lv[1][lf[1][r]]
+                        acc += lv[2][lf[2][r]]
+                        acc += lv[3][lf[3][r]]
+                        o[r] = acc
+                else:
+                    for g in range(group):
+                        base = (t + g) << depth
+                        for r in range(rows):
+                            for k in range(outputs):
+                                out[r, k] += leaves[base + lf[g][r], k]
+                t += group
     finally:
         free(answers)
         free(leaf_of)
