@@ -20,7 +20,7 @@ from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.ref cimport PyObject
 from libc.stdint cimport int64_t, uint32_t, uint64_t, uintptr_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memchr, memcmp, memcpy, memset
 
 import numpy as np
@@ -1206,3 +1206,344 @@ def repeated_siblings(
         return out
     finally:
         free(keys)
+
+
+# --- the block feature columns of ``combined`` -------------------------------------------
+
+#: Positions in ``at`` of the columns :func:`block_columns` writes (the order of
+#: ``block_features._COMPILED_COLUMNS``).
+cdef enum:
+    C_LOG_CHARS = 0
+    C_LOG_WORDS = 1
+    C_MEAN_WORD_LEN = 2
+    C_PUNCT_RATIO = 3
+    C_SENTENCE_ENDS = 4
+    C_SENTENCES_PER_WORD = 5
+    C_DIGIT_RATIO = 6
+    C_UPPER_RATIO = 7
+    C_SEPARATOR_RATIO = 8
+    C_ENDS_LIKE_SENTENCE = 9
+    C_LINK_RATIO = 10
+    C_LOG_LINKS = 11
+    C_HEADING = 12
+    C_DEPTH = 13
+    C_DEPTH_REL = 14
+    C_POSITION = 15
+    C_POSITION_CHARS = 16
+    C_CHARS_SHARE = 17
+    C_BEFORE_H1 = 18
+    C_AFTER_H1 = 19
+    C_TTR = 20
+    C_IN_CECTD = 21
+    C_ANCESTORS = 22
+    C_NEAR = 23
+    C_ABOVE = 24
+
+
+def block_columns(
+    double[:, ::1] columns,
+    const int64_t[::1] at,
+    const double[::1] lengths,
+    const double[:, ::1] classes,
+    const unsigned char[::1] ends,
+    const int64_t[::1] text_nodes,
+    const int64_t[::1] text_block,
+    const int64_t[::1] words_per_node,
+    const int64_t[::1] text_len,
+    const unsigned char[::1] in_a,
+    const unsigned char[::1] is_a,
+    const unsigned char[::1] is_text,
+    const unsigned char[::1] in_cectd,
+    const int64_t[::1] first,
+    const int64_t[::1] owner,
+    const int64_t[::1] small_tag,
+    const int64_t[::1] depth,
+    const int64_t[::1] owner_column,
+    const unsigned char[::1] heading_table,
+    Py_ssize_t h1_tag,
+    const uint64_t[::1] ancestor_bits,
+    const uint64_t[::1] near_bits,
+    Py_ssize_t ancestor_count,
+    Py_ssize_t group_count,
+    double[::1] content,
+):
+    """Write the block feature columns of ``combined`` that are arithmetic on the blocks' counts
+    (``columns``: (features, blocks); ``at[C_...]``: the column of each, see
+    ``block_features._COMPILED_COLUMNS``), the numpy code of ``block_features`` in one pass:
+    text shape ratios, link ratio, owner tag and heading, depth, positions, the enclosing-tag and
+    keyword bits, the share of CECTD-DS's text nodes, and the CETR and CCB inputs.
+
+    The columns that numpy's ``log1p`` finishes are left as its arguments: ``log_chars`` (the
+    characters), ``log_words`` (the words), ``log_links`` (the links) and ``ttr`` (characters per
+    tag); ``content`` receives the CCB content share of every block.  Every value is the same
+    IEEE operation on the same operands as numpy's, in the same order (the per-block sums add
+    the text nodes in document order, as ``np.bincount`` does), so the columns are identical.
+    Returns ``(characters, link characters, block text length)`` summed over the page."""
+    cdef Py_ssize_t nb = first.shape[0], n = is_text.shape[0], texts = text_nodes.shape[0]
+    cdef Py_ssize_t i, j, b, node, end, first_h1 = -1, column
+    cdef int64_t max_depth = 0
+    cdef double chars_sum = 0.0, link_sum = 0.0, total = 0.0, before = 0.0, length1, words, sentence_ends
+    cdef double denominator, tags, span_chars
+    if nb == 0:
+        return 0.0, 0.0, 0.0
+    words_of = np.zeros(nb, dtype=np.float64)
+    chars_of = np.zeros(nb, dtype=np.float64)
+    links_of = np.zeros(nb, dtype=np.float64)
+    nodes_of = np.zeros(nb, dtype=np.int64)
+    cectd_of = np.zeros(nb, dtype=np.float64)
+    cdef double[::1] w = words_of, c = chars_of, lc = links_of, ce = cectd_of
+    cdef int64_t[::1] nodes = nodes_of
+    cdef int64_t *elements_before = <int64_t *> malloc((n + 1) * sizeof(int64_t))
+    cdef int64_t *links_before = <int64_t *> malloc((n + 1) * sizeof(int64_t))
+    if elements_before == NULL or links_before == NULL:
+        free(elements_before)
+        free(links_before)
+        raise MemoryError()
+    try:
+        with nogil:
+            # per-block sums over the blocks' text nodes, in document order
+            for j in range(texts):
+                b = text_block[j]
+                if b < 0:
+                    continue
+                node = text_nodes[j]
+                w[b] += <double> words_per_node[node]
+                c[b] += <double> text_len[node]
+                lc[b] += <double> (text_len[node] * in_a[node])
+                nodes[b] += 1
+                ce[b] += <double> in_cectd[node]
+            elements_before[0] = 0
+            links_before[0] = 0
+            for i in range(n):
+                elements_before[i + 1] = elements_before[i] + (is_text[i] == 0)
+                links_before[i + 1] = links_before[i] + is_a[i]
+                if depth[i] > max_depth:
+                    max_depth = depth[i]
+            for b in range(nb):
+                total += lengths[b]
+                chars_sum += c[b]
+                link_sum += lc[b]
+                if first_h1 < 0 and small_tag[owner[b]] == h1_tag:
+                    first_h1 = b
+            total = total if total > 1.0 else 1.0
+            for b in range(nb):
+                end = first[b + 1] if b + 1 < nb else n
+                # text shape
+                words = w[b] if w[b] > 1.0 else 1.0
+                length1 = lengths[b] if lengths[b] > 1.0 else 1.0
+                sentence_ends = classes[b, 2] + classes[b, 6]
+                columns[at[C_LOG_CHARS], b] = lengths[b]
+                columns[at[C_LOG_WORDS], b] = words
+                columns[at[C_MEAN_WORD_LEN], b] = lengths[b] / words
+                columns[at[C_PUNCT_RATIO], b] = (classes[b, 1] + classes[b, 2]) / length1
+                columns[at[C_SENTENCE_ENDS], b] = sentence_ends if sentence_ends < 50.0 else 50.0
+                columns[at[C_SENTENCES_PER_WORD], b] = sentence_ends / words
+                columns[at[C_DIGIT_RATIO], b] = classes[b, 3] / length1
+                columns[at[C_UPPER_RATIO], b] = classes[b, 4] / length1
+                columns[at[C_SEPARATOR_RATIO], b] = classes[b, 5] / length1
+                columns[at[C_ENDS_LIKE_SENTENCE], b] = ends[b]
+                # links
+                columns[at[C_LINK_RATIO], b] = lc[b] / (c[b] if c[b] > 1.0 else 1.0)
+                columns[at[C_LOG_LINKS], b] = <double> (links_before[end] - links_before[first[b]])
+                # structure
+                column = owner_column[small_tag[owner[b]]]
+                if column >= 0:
+                    columns[column, b] = 1.0
+                columns[at[C_HEADING], b] = heading_table[small_tag[owner[b]]]
+                columns[at[C_DEPTH], b] = <double> depth[owner[b]]
+                columns[at[C_DEPTH_REL], b] = <double> depth[owner[b]] / (
+                    <double> max_depth if max_depth > 1 else 1.0
+                )
+                columns[at[C_POSITION], b] = <double> b / <double> (nb - 1 if nb > 1 else 1)
+                before += lengths[b]
+                columns[at[C_POSITION_CHARS], b] = (before - lengths[b]) / total
+                columns[at[C_CHARS_SHARE], b] = lengths[b] / total
+                if first_h1 >= 0:
+                    columns[at[C_BEFORE_H1], b] = b < first_h1
+                    columns[at[C_AFTER_H1], b] = <double> (b - first_h1) / <double> nb
+                for i in range(ancestor_count):
+                    columns[at[C_ANCESTORS] + i, b] = (ancestor_bits[b] >> i) & 1
+                for i in range(group_count):
+                    columns[at[C_NEAR] + i, b] = (near_bits[b] >> i) & 1
+                    columns[at[C_ABOVE] + i, b] = (ancestor_bits[b] >> (ancestor_count + i)) & 1
+                # CETR: characters per tag of the block's stretch of the DOM; CCB: content share
+                tags = <double> (elements_before[end] - elements_before[first[b]])
+                columns[at[C_TTR], b] = c[b] / (tags if tags > 1.0 else 1.0)
+                denominator = c[b] + 8.0 * tags
+                content[b] = c[b] / (denominator if denominator > 1.0 else 1.0)
+                columns[at[C_IN_CECTD], b] = ce[b] / <double> (nodes[b] if nodes[b] > 1 else 1)
+    finally:
+        free(elements_before)
+        free(links_before)
+    return chars_sum, link_sum, total
+
+
+def smooth_columns(
+    const double[::1] values, const double[::1] kernel, double[::1] out, double[::1] derivative
+):
+    """Gaussian smoothing of ``values`` over the sequence, renormalised at the edges (the weights
+    of ``kernel``, odd length, centred): ``out``; with ``derivative`` of the same length, also the
+    absolute central differences of ``out`` (one-sided at the ends), else pass an empty array.
+    The sums run in another order than ``np.convolve``'s: equal to about 1e-15."""
+    cdef Py_ssize_t n = values.shape[0], radius = kernel.shape[0] // 2, i, j, lo, hi
+    cdef double num, den, d
+    if n <= 1:
+        for i in range(n):
+            out[i] = values[i]
+        if derivative.shape[0]:
+            for i in range(n):
+                derivative[i] = 0.0
+        return
+    with nogil:
+        for i in range(n):
+            lo = i - radius if i > radius else 0
+            hi = i + radius + 1 if i + radius + 1 < n else n
+            num = 0.0
+            den = 0.0
+            for j in range(lo, hi):
+                num += values[j] * kernel[j - i + radius]
+                den += kernel[j - i + radius]
+            out[i] = num / den
+        if derivative.shape[0]:
+            d = out[1] - out[0]
+            derivative[0] = d if d >= 0 else -d
+            d = out[n - 1] - out[n - 2]
+            derivative[n - 1] = d if d >= 0 else -d
+            for i in range(1, n - 1):
+                d = (out[i + 1] - out[i - 1]) / 2.0
+                derivative[i] = d if d >= 0 else -d
+
+
+def window_columns(double[:, ::1] columns, const int64_t[::1] source, Py_ssize_t start, const int64_t[::1] offsets):
+    """The neighbour columns: for the ``k``-th of ``offsets`` and the ``f``-th of ``source``,
+    column ``start + f * len(offsets) + k`` of block ``i`` is column ``source[f]`` of block
+    ``i + offset`` (left as it is, 0, past the ends)."""
+    cdef Py_ssize_t nb = columns.shape[1], f, k, i, offset, dest
+    with nogil:
+        for f in range(source.shape[0]):
+            for k in range(offsets.shape[0]):
+                offset = offsets[k]
+                dest = start + f * offsets.shape[0] + k
+                for i in range(nb):
+                    if 0 <= i + offset < nb:
+                        columns[dest, i] = columns[source[f], i + offset]
+
+
+# --- CETD ---------------------------------------------------------------------------------
+
+
+def cetd_counts(
+    const int64_t[::1] parent,
+    const unsigned char[::1] is_text,
+    const int64_t[::1] text_len,
+    const unsigned char[::1] is_link,
+    bint link_only_elements_as_links,
+):
+    """``(chars, tags, link_chars, link_tags)`` of every node as float64 arrays: what
+    ``cetd._node_counts`` computes with subtree sums (``cumsum`` differences), here one pass down
+    the tree (inside a link or not) and one pass up (in reverse document order a node's subtree
+    is complete when it is reached).  All sums are of integers: the same values."""
+    cdef Py_ssize_t n = parent.shape[0], i, p
+    chars_out = np.zeros(n, dtype=np.float64)
+    tags_out = np.zeros(n, dtype=np.float64)
+    link_chars_out = np.zeros(n, dtype=np.float64)
+    link_tags_out = np.zeros(n, dtype=np.float64)
+    cdef double[::1] chars_f = chars_out, tags_f = tags_out, link_chars_f = link_chars_out
+    cdef double[::1] link_tags_f = link_tags_out
+    if n == 0:
+        return chars_out, tags_out, link_chars_out, link_tags_out
+    # per node: 0 chars, 1 link chars, 2 elements, 3 leaves outside links, 4 link-like elements,
+    # 5 element children
+    cdef int64_t *sums = <int64_t *> calloc(6 * n, sizeof(int64_t))
+    cdef unsigned char *in_link = <unsigned char *> malloc(n)
+    if sums == NULL or in_link == NULL:
+        free(sums)
+        free(in_link)
+        raise MemoryError()
+    cdef int64_t *s
+    cdef bint element, outside, link_like
+    try:
+        with nogil:
+            for i in range(n):
+                p = parent[i]
+                in_link[i] = is_link[i] or (p >= 0 and in_link[p])
+            for i in range(n - 1, -1, -1):
+                s = sums + 6 * i
+                element = not is_text[i]
+                s[0] += text_len[i]
+                s[1] += text_len[i] * in_link[i]
+                s[2] += element
+                link_like = element and in_link[i]
+                if link_only_elements_as_links and element and not in_link[i]:
+                    outside = True
+                    if s[5] == 0:
+                        s[3] += 1  # a leaf element outside links
+                    elif s[0] == s[1] and s[3] == 0:
+                        link_like = True
+                s[4] += link_like
+                chars_f[i] = <double> s[0]
+                link_chars_f[i] = <double> s[1]
+                tags_f[i] = <double> (s[2] - 1) if element else 0.0
+                link_tags_f[i] = <double> (s[4] - link_like)
+                p = parent[i]
+                if p >= 0:
+                    sums[6 * p] += s[0]
+                    sums[6 * p + 1] += s[1]
+                    sums[6 * p + 2] += s[2]
+                    sums[6 * p + 3] += s[3]
+                    sums[6 * p + 4] += s[4]
+                    sums[6 * p + 5] += element
+    finally:
+        free(sums)
+        free(in_link)
+    return chars_out, tags_out, link_chars_out, link_tags_out
+
+
+def children_sum(const int64_t[::1] parent, const double[::1] values):
+    """For every node the sum of ``values`` over its children, added in document order (the
+    order of ``np.bincount(parent[1:], weights=values[1:])``: the same sums)."""
+    cdef Py_ssize_t n = parent.shape[0], i
+    out = np.zeros(n, dtype=np.float64)
+    cdef double[::1] acc = out
+    with nogil:
+        for i in range(1, n):
+            if parent[i] >= 0:
+                acc[parent[i]] += values[i]
+    return out
+
+
+def subtree_argmax(
+    const int64_t[::1] parent, const double[::1] values, const int64_t[::1] nodes, double floor
+):
+    """For each of ``nodes`` the first node (document order) of its subtree with the largest
+    finite value of at least ``floor``, -1 when there is none: one pass up the tree (the best of
+    a subtree is the best of the node and its children's bests; ties go to the earlier node)."""
+    cdef Py_ssize_t n = parent.shape[0], i, p, k, b, q
+    result = np.full(nodes.shape[0], -1, dtype=np.int64)
+    cdef int64_t[::1] out = result
+    if n == 0:
+        return result
+    cdef int64_t *best = <int64_t *> malloc(n * sizeof(int64_t))
+    if best == NULL:
+        raise MemoryError()
+    cdef double v
+    try:
+        with nogil:
+            for i in range(n):
+                v = values[i]
+                best[i] = i if (v >= floor and v - v == 0.0) else -1  # (v - v: NaN unless finite)
+            for i in range(n - 1, 0, -1):
+                p = parent[i]
+                b = best[i]
+                if p < 0 or b < 0:
+                    continue
+                q = best[p]
+                # b is later in document order than p and everything p took so far from the
+                # earlier children... only a strictly larger value, or an equal one found earlier
+                if q < 0 or values[b] > values[q] or (values[b] == values[q] and b < q):
+                    best[p] = b
+            for k in range(nodes.shape[0]):
+                out[k] = best[nodes[k]]
+    finally:
+        free(best)
+    return result
