@@ -228,37 +228,77 @@ cdef size_t ATTRIBUTE_LENGTHS[5]
 ATTRIBUTE_LENGTHS[:] = [5, 2, 4, 8, 8]
 
 
-#: Keyword tables (set_keywords): the words matched inside a token, by first byte, and the
-#: words a token must equal; each with its group bits.
-cdef list _inside_words = [[] for _ in range(256)]
-cdef list _exact_words = []
+#: Keyword tables (set_keywords), C arrays: the words matched inside a token, sorted by first
+#: byte (those starting with byte ``c`` are ``_inside[_inside_start[c]:_inside_start[c + 1]]``),
+#: and the words a token must equal; each with its group bits.
+DEF KEYWORD_MAX = 32
+cdef struct Keyword:
+    unsigned char word[KEYWORD_MAX]
+    Py_ssize_t length
+    uint64_t bits
+cdef Keyword *_inside = NULL
+cdef Py_ssize_t _inside_start[257]
+cdef Keyword *_exact = NULL
+cdef Py_ssize_t _exact_count = 0
 cdef bint _keywords_set = False
+
+
+cdef Keyword *_keyword_array(list pairs) except NULL:
+    """``pairs`` (word, bits) as a C array (at least one entry allocated)."""
+    cdef Keyword *table = <Keyword *> calloc(len(pairs) + 1, sizeof(Keyword))
+    cdef Py_ssize_t k
+    cdef bytes word
+    if table == NULL:
+        raise MemoryError()
+    for k, (word, bits) in enumerate(pairs):
+        if not 0 < len(word) <= KEYWORD_MAX:
+            free(table)
+            raise ValueError(f"keyword {word!r}: 1 to {KEYWORD_MAX} bytes")
+        memcpy(table[k].word, <const char *> word, len(word))
+        table[k].length = len(word)
+        table[k].bits = <uint64_t> bits
+    return table
 
 
 def set_keywords(inside, exact):
     """The keyword tables of :func:`attribute_keys`'s own look-up: ``inside`` the (word, bits)
     pairs matched anywhere in a token, ``exact`` the (word, bits) pairs matched by a whole token
     (ASCII words, lower case)."""
-    global _inside_words, _exact_words, _keywords_set
-    _inside_words = [[] for _ in range(256)]
-    for word, bits in inside:
-        _inside_words[word[0]].append((bytes(word), int(bits)))
-    _exact_words = [(bytes(word), int(bits)) for word, bits in exact]
+    global _inside, _exact, _exact_count, _keywords_set
+    inside_pairs = sorted(((bytes(w), int(b)) for w, b in inside), key=lambda pair: pair[0][0])
+    exact_pairs = [(bytes(w), int(b)) for w, b in exact]
+    cdef Keyword *new_inside = _keyword_array(inside_pairs)
+    cdef Keyword *new_exact
+    try:
+        new_exact = _keyword_array(exact_pairs)
+    except BaseException:
+        free(new_inside)
+        raise
+    cdef Py_ssize_t c, k = 0
+    for c in range(257):
+        while k < len(inside_pairs) and inside_pairs[k][0][0] < c:
+            k += 1
+        _inside_start[c] = k
+    free(_inside)
+    free(_exact)
+    _inside, _exact, _exact_count = new_inside, new_exact, len(exact_pairs)
     _keywords_set = True
 
 
-cdef uint64_t _token_bits(const unsigned char *token, Py_ssize_t length):
+cdef uint64_t _token_bits(const unsigned char *token, Py_ssize_t length) noexcept nogil:
+    """The group bits of one token: the exact words it equals, the inside words it contains."""
     cdef uint64_t bits = 0
-    cdef Py_ssize_t p, size
-    cdef bytes word
-    for word, word_bits in _exact_words:
-        if len(word) == length and memcmp(<const char *> word, token, length) == 0:
-            bits |= <uint64_t> word_bits
+    cdef Py_ssize_t p, k
+    cdef const Keyword *word
+    for k in range(_exact_count):
+        word = &_exact[k]
+        if word.length == length and memcmp(word.word, token, length) == 0:
+            bits |= word.bits
     for p in range(length):
-        for word, word_bits in <list> _inside_words[token[p]]:
-            size = len(word)
-            if size <= length - p and memcmp(<const char *> word, token + p, size) == 0:
-                bits |= <uint64_t> word_bits
+        for k in range(_inside_start[token[p]], _inside_start[token[p] + 1]):
+            word = &_inside[k]
+            if word.length <= length - p and memcmp(word.word, token + p, word.length) == 0:
+                bits |= word.bits
     return bits
 
 
@@ -1547,3 +1587,4 @@ def subtree_argmax(
     finally:
         free(best)
     return result
+
