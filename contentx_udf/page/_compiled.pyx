@@ -1588,3 +1588,79 @@ def subtree_argmax(
         free(best)
     return result
 
+
+# --- CoreEx --------------------------------------------------------------------------------
+
+
+def coreex_pass(
+    const int64_t[::1] parent,
+    const unsigned char[::1] is_text,
+    const unsigned char[::1] is_link,
+    const unsigned char[::1] ignored_roots,
+    const int64_t[::1] words,
+    double subset_threshold,
+    double weight_ratio,
+    double weight_text,
+):
+    """CoreEx's counts and scores (``coreex.coreex_counts`` and ``coreex_scores``) in three
+    passes: down the tree (ignored, inside a link), up (``textCnt``, ``linkCnt``: integer sums)
+    and over the nodes in document order (the children's set sums, added in the order of
+    ``np.bincount``; every score is the same IEEE expression as numpy's): returns ``(text_cnt,
+    link_cnt, counted, own_link, ignored, score, in_set, set_text, set_link)``."""
+    cdef Py_ssize_t n = parent.shape[0], i, p
+    text_out = np.zeros(n, dtype=np.int64)
+    link_out = np.zeros(n, dtype=np.int64)
+    counted_out = np.zeros(n, dtype=np.bool_)
+    own_link_out = np.zeros(n, dtype=np.bool_)
+    ignored_out = np.zeros(n, dtype=np.bool_)
+    score_out = np.empty(n, dtype=np.float64)
+    in_set_out = np.zeros(n, dtype=np.bool_)
+    set_text_out = np.zeros(n, dtype=np.float64)
+    set_link_out = np.zeros(n, dtype=np.float64)
+    cdef int64_t[::1] text_cnt = text_out, link_cnt = link_out
+    cdef unsigned char[::1] counted = counted_out.view(np.uint8), own_link = own_link_out.view(np.uint8)
+    cdef unsigned char[::1] ignored = ignored_out.view(np.uint8), in_set = in_set_out.view(np.uint8)
+    cdef double[::1] score = score_out, set_text = set_text_out, set_link = set_link_out
+    cdef double text_f, ratio, safe, page_text, inf = float("inf")
+    if n == 0:
+        return text_out, link_out, counted_out, own_link_out, ignored_out, score_out, in_set_out, set_text_out, set_link_out
+    cdef unsigned char *in_link = <unsigned char *> malloc(n)
+    if in_link == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for i in range(n):
+                p = parent[i]
+                ignored[i] = ignored_roots[i] or (p >= 0 and ignored[p])
+                in_link[i] = is_link[i] or (p >= 0 and in_link[p])
+                counted[i] = not ignored[i] and not (in_link[i] and not is_link[i])
+                own_link[i] = is_link[i] and counted[i]
+                text_cnt[i] = words[i] * (counted[i] and is_text[i]) + own_link[i]
+                link_cnt[i] = own_link[i]
+            for i in range(n - 1, 0, -1):
+                p = parent[i]
+                if p >= 0:
+                    text_cnt[p] += text_cnt[i]
+                    link_cnt[p] += link_cnt[i]
+            for i in range(n):
+                text_f = <double> text_cnt[i]
+                if text_cnt[i] > 0:
+                    ratio = (text_f - <double> link_cnt[i]) / (text_f if text_f > 1.0 else 1.0)
+                else:
+                    ratio = -inf
+                in_set[i] = counted[i] and ratio > subset_threshold
+            for i in range(1, n):
+                p = parent[i]
+                if p >= 0:
+                    set_text[p] += <double> text_cnt[i] * in_set[i]
+                    set_link[p] += <double> link_cnt[i] * <double> in_set[i]
+            page_text = <double> text_cnt[0] if text_cnt[0] > 1 else 1.0
+            for i in range(n):
+                if counted[i] and not is_text[i] and not own_link[i] and set_text[i] > 0:
+                    safe = set_text[i] if set_text[i] > 1.0 else 1.0
+                    score[i] = weight_ratio * (set_text[i] - set_link[i]) / safe + weight_text * set_text[i] / page_text
+                else:
+                    score[i] = -inf
+    finally:
+        free(in_link)
+    return text_out, link_out, counted_out, own_link_out, ignored_out, score_out, in_set_out, set_text_out, set_link_out

@@ -437,3 +437,27 @@ def test_tree_scores_of_the_compiled_inference_equal_numpy_bit_for_bit():
         fast = (model.raw_scores(matrix), model.page_types.raw_scores(page_features(matrix)[None]))
         assert slow[0].shape == (matrix.shape[0],) and slow[1].shape == (1, len(model.page_types.classes))
         assert np.array_equal(slow[0], fast[0]) and np.array_equal(slow[1], fast[1])
+
+
+def test_coreex_counts_and_scores_of_the_compiled_pass_equal_numpy():
+    """CoreEx's counts, set sums and scores (with and without ignoring form elements) are the same
+    arrays, dtypes included, with and without the compiled pass."""
+    from contentx_udf.methods.coreex import coreex_analysis
+    from contentx_udf.page.document import Document
+    from contentx_udf.settings import DEFAULTS
+
+    scored = 0
+    for page in real_pages(40):
+        html = page.decode("utf-8", "replace")
+        for ignore_form_tags in (True, False):
+            params = {**DEFAULTS["coreex"], "ignore_form_tags": ignore_form_tags}
+            results = []
+            for enabled in (False, True):
+                with compiled_passes(enabled):
+                    counts, *scores = coreex_analysis(Document.parse(html).dom, params)
+                arrays = (counts.text_cnt, counts.link_cnt, counts.counted, counts.is_link, counts.ignored)
+                results.append([*arrays, *scores])
+            for slow, fast in zip(*results, strict=True):
+                assert slow.dtype == fast.dtype and np.array_equal(slow, fast)
+            scored += bool(np.isfinite(results[0][5]).any())
+    assert scored >= 2
