@@ -318,6 +318,15 @@ def extract_by_density_sum(
     5. Text: all text inside the content roots, plus (``keep_path_text``) the own text of the
        elements on the paths from ``<body>`` to the roots (the reference code keeps those nodes).
     """
+    fast = compiled.module()
+    if fast is not None:  # the same steps in passes over the nodes (None: numpy decides)
+        found = fast.density_sum_select(
+            dom.parent, dom.end, dom.is_text.view(np.uint8), dom.is_block.view(np.uint8),
+            np.ascontiguousarray(density, dtype=np.float64), np.ascontiguousarray(sums, dtype=np.float64),
+            float(lambda_), multiple_blocks, float(block_min_sum_ratio), float(prune_ratio), keep_path_text,
+        )  # fmt: skip
+        if found is not None:  # (text_mask, threshold, target, blocks, pruned)
+            return Selection(*found)
     target = int(sums.argmax())
     upto = target + 1  # the ancestors of target precede it
     on_path = (dom.end[:upto] > target) & is_element[:upto]

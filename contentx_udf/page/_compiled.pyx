@@ -1664,3 +1664,109 @@ def coreex_pass(
     finally:
         free(in_link)
     return text_out, link_out, counted_out, own_link_out, ignored_out, score_out, in_set_out, set_text_out, set_link_out
+
+
+def density_sum_select(
+    const int64_t[::1] parent,
+    const int64_t[::1] end,
+    const unsigned char[::1] is_text,
+    const unsigned char[::1] is_block,
+    const double[::1] density,
+    const double[::1] sums,
+    double lambda_,
+    bint multiple_blocks,
+    double block_min_sum_ratio,
+    double prune_ratio,
+    bint keep_path_text,
+):
+    """``cetd.extract_by_density_sum`` in passes over the nodes: ``(text_mask, threshold, target,
+    blocks, pruned)``, or None where the numpy code must decide (a NaN, no element on the path).
+    The same comparisons on the same values: the same selection."""
+    cdef Py_ssize_t n = parent.shape[0], i, p, target = -1, blocks = 0, pruned = 0
+    cdef double best_sum = 0.0, low, floor, v, inf = float("inf")
+    if n == 0:
+        return None
+    for i in range(n):  # np.argmax: the first maximum (a NaN would win: the numpy code decides)
+        v = sums[i]
+        if v != v:
+            return None
+        if target < 0 or v > best_sum:
+            target, best_sum = i, v
+    low = inf
+    cdef bint found = False
+    for i in range(target + 1):  # the elements on the path from <body> to target
+        if end[i] > target and not is_text[i]:
+            if density[i] != density[i]:
+                return None
+            found = True
+            if density[i] < low:
+                low = density[i]
+    if not found:
+        return None
+    cdef double threshold = lambda_ * low
+    mask_out = np.zeros(n, dtype=np.bool_)
+    cdef unsigned char[::1] text_mask = mask_out.view(np.uint8)
+    cdef unsigned char *work = <unsigned char *> calloc(4 * n, 1)
+    cdef int64_t *best = <int64_t *> malloc(n * sizeof(int64_t))
+    cdef int64_t *cover = <int64_t *> malloc(n * sizeof(int64_t))
+    if work == NULL or best == NULL or cover == NULL:
+        free(work)
+        free(best)
+        free(cover)
+        raise MemoryError()
+    # work: 0 root, 1 below the threshold or inside such (then: weak or inside), 2 has a root below, 3 spare
+    cdef unsigned char *root = work
+    cdef unsigned char *below = work + n
+    cdef unsigned char *rooted = work + 2 * n
+    cdef Py_ssize_t b, q
+    try:
+        with nogil:
+            root[target] = 1
+            if multiple_blocks:
+                floor = block_min_sum_ratio * sums[target] if block_min_sum_ratio > 0 else -inf
+                for i in range(n):
+                    v = sums[i]
+                    best[i] = i if (v >= floor and v - v == 0.0) else -1
+                for i in range(n - 1, 0, -1):  # the subtree argmax (ties to the earlier node)
+                    p = parent[i]
+                    b = best[i]
+                    if p < 0 or b < 0:
+                        continue
+                    q = best[p]
+                    if q < 0 or sums[b] > sums[q] or (sums[b] == sums[q] and b < q):
+                        best[p] = b
+                for i in range(n):  # visited: an element not inside an element below the threshold
+                    p = parent[i]
+                    below[i] = (not is_text[i] and density[i] < threshold) or (p >= 0 and below[p])
+                    if not is_text[i] and not below[i] and best[i] >= 0:
+                        root[best[i]] = 1
+            for i in range(n):  # roots on the path down from <body>, this one included
+                p = parent[i]
+                cover[i] = (cover[p] if p >= 0 else 0) + root[i]
+            for i in range(n):  # the content blocks: roots not nested in another root
+                root[i] = root[i] and cover[i] == 1
+                blocks += root[i]
+            for i in range(n):  # weak block-level children of a root and their subtrees
+                p = parent[i]
+                below[i] = 0
+                if prune_ratio > 0 and p >= 0 and root[p] and is_block[i] and density[i] < prune_ratio * density[p]:
+                    below[i] = 1
+                    pruned += 1
+                if p >= 0 and below[p]:
+                    below[i] = 1
+            for i in range(n - 1, -1, -1):  # a content root in the subtree (the node included)
+                rooted[i] = rooted[i] or root[i]
+                p = parent[i]
+                if p >= 0 and rooted[i]:
+                    rooted[p] = 1
+            for i in range(n):
+                p = parent[i]
+                if is_text[i]:
+                    text_mask[i] = cover[i] > 0 and not below[i]
+                    if keep_path_text and p >= 0 and rooted[p] and cover[p] == 0:
+                        text_mask[i] = 1
+    finally:
+        free(work)
+        free(best)
+        free(cover)
+    return mask_out, threshold, target, blocks, pruned

@@ -391,6 +391,9 @@ def test_cetd_counts_sums_and_selection_of_the_compiled_passes_equal_numpy():
                     dom, density, sums, counts.is_element, block_min_sum_ratio=params["block_min_sum_ratio"],
                     prune_ratio=params["prune_ratio"],
                 )  # fmt: skip
+                for variant in ({"multiple_blocks": False}, {"keep_path_text": False}, {"lambda_": 0.5}):
+                    other = cetd.extract_by_density_sum(dom, density, sums, counts.is_element, **variant)
+                    results.append([other.text_mask, np.array([other.target, other.threshold, other.blocks])])
                 tied = rng.integers(0, 4, dom.size).astype(np.float64)  # (the same draws both times)
                 tied[rng.random(dom.size) < 0.2] = -np.inf
                 nodes = np.arange(dom.size)
@@ -398,7 +401,7 @@ def test_cetd_counts_sums_and_selection_of_the_compiled_passes_equal_numpy():
                     [
                         sums,
                         selection.text_mask,
-                        np.array([selection.target, selection.threshold, selection.blocks]),
+                        np.array([selection.target, selection.threshold, selection.blocks, selection.pruned]),
                         cetd.subtree_argmax(dom, sums, nodes),
                         cetd.subtree_argmax(dom, tied, nodes),
                         cetd.subtree_argmax(dom, tied, nodes, floor=3.0),
