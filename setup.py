@@ -42,7 +42,7 @@ setup(
             Extension(
                 "contentx_udf.page._compiled",
                 ["contentx_udf/page/_compiled.pyx"],
-                extra_compile_args=["-O3"],
+                extra_compile_args=["-O3", "-ffp-contract=off"],  # (no fused multiply-add: numpy's roundings)
             ),
             # fastText's prediction: no fused multiply-add, so its float sums round as fastText's
             Extension(

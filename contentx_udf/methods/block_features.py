@@ -538,15 +538,94 @@ def _gradient(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatures:
-    """The blocks of ``doc`` and their features (:data:`FEATURE_NAMES`)."""
-    dom = doc.dom
-    blocks = page_blocks(dom)
+#: The columns :func:`_compiled_columns` has the compiled pass write (its ``at`` argument: the
+#: order of the ``C_...`` constants of ``_compiled.pyx``; the bit columns are runs from these).
+_COMPILED_COLUMNS = np.array(
+    [
+        _COLUMN[name]
+        for name in (
+            "log_chars", "log_words", "mean_word_len", "punct_ratio", "sentence_ends",
+            "sentences_per_word", "digit_ratio", "upper_ratio", "separator_ratio",
+            "ends_like_sentence", "link_ratio", "log_links", "heading", "depth", "depth_rel",
+            "position", "position_chars", "chars_share", "before_h1", "after_h1", "ttr", "in_cectd",
+            f"in_{ANCESTOR_TAGS[0][0]}", f"kw_{next(iter(KEYWORD_GROUPS))}_near",
+            f"kw_{next(iter(KEYWORD_GROUPS))}_above",
+        )
+    ],
+    dtype=np.int64,
+)  # fmt: skip
+assert _COLUMN["log_words"] == _COLUMN["log_chars"] + 1
+#: The column of each owner tag (``tag_<name>``) by small tag id, -1 for the others.
+_OWNER_COLUMN = np.full(256, -1, dtype=np.int64)
+for _k, _tid in enumerate(_OWNER_TAG_IDS.tolist()):
+    if 0 <= _tid < 255:
+        _OWNER_COLUMN[_tid] = _COLUMN[f"tag_{OWNER_TAGS[_k]}"]
+assert all(0 <= t < 255 for t in _OWNER_TAG_IDS.tolist() if t != -999)
+_WINDOW_OFFSETS = np.array(WINDOW_OFFSETS, dtype=np.int64)
+_NO_DERIVATIVE = np.zeros(0, dtype=np.float64)
+
+
+def _links(dom: DomArrays) -> tuple[np.ndarray, np.ndarray]:
+    """Which nodes are ``<a>`` elements, and which are inside one (or one)."""
+    is_a = dom.small_tag_id == _A_ID
+    return is_a, dom.within(is_a) if is_a.any() else np.zeros(dom.size, dtype=bool)
+
+
+def _compiled_columns(
+    fast,
+    columns: np.ndarray,
+    dom: DomArrays,
+    blocks: Blocks,
+    shape: tuple[np.ndarray, np.ndarray, np.ndarray],
+    ancestor_bits: np.ndarray,
+    near: np.ndarray,
+    cectd_mask: np.ndarray,
+) -> tuple[float, float, float]:
+    """:func:`_numpy_columns` by one compiled pass (``fast.block_columns``), numpy's ``log1p``
+    over the four columns it leaves as arguments, and the compiled Gaussian smoothing (whose sums
+    run in another order than ``np.convolve``'s: equal to about 1e-15, not bit for bit)."""
+    lengths, classes, ends = shape
+    is_a, in_a = _links(dom)
+    content = np.empty(blocks.size, dtype=np.float64)
+    totals = fast.block_columns(
+        columns, _COMPILED_COLUMNS, lengths, classes, ends.view(np.uint8), dom.text_nodes,
+        blocks.text_block, cached_word_counts(dom), dom.text_len, in_a.view(np.uint8),
+        is_a.view(np.uint8), dom.is_text.view(np.uint8), cectd_mask.view(np.uint8),
+        blocks.first_node, blocks.owner, dom.small_tag_id, dom.depth, _OWNER_COLUMN,
+        _HEADING_TABLE.view(np.uint8), _H1_ID, ancestor_bits, near, len(ANCESTOR_TAGS),
+        len(KEYWORD_GROUPS), content,
+    )  # fmt: skip
+    log_chars = _COLUMN["log_chars"]
+    np.log1p(columns[log_chars : log_chars + 2], out=columns[log_chars : log_chars + 2])
+    for name in ("log_links", "ttr"):
+        np.log1p(columns[_COLUMN[name]], out=columns[_COLUMN[name]])
+    fast.smooth_columns(
+        columns[_COLUMN["ttr"]], _gaussian_kernel(TTR_SIGMA), columns[_COLUMN["ttr_smooth"]],
+        columns[_COLUMN["ttr_derivative"]],
+    )  # fmt: skip
+    fast.smooth_columns(content, _gaussian_kernel(CCB_SIGMA), columns[_COLUMN["ccb_blur"]], _NO_DERIVATIVE)
+    fast.smooth_columns(
+        content, _gaussian_kernel(CCB_WIDE_SIGMA), columns[_COLUMN["ccb_blur_wide"]], _NO_DERIVATIVE
+    )
+    return totals
+
+
+def _numpy_columns(
+    columns: np.ndarray,
+    dom: DomArrays,
+    blocks: Blocks,
+    shape: tuple[np.ndarray, np.ndarray, np.ndarray],
+    ancestor_bits: np.ndarray,
+    near: np.ndarray,
+    cectd_mask: np.ndarray,
+) -> tuple[float, float, float]:
+    """The columns of text shape (from ``shape``: the blocks' lengths, character class counts and
+    whether they end like a sentence), links, owner tag, depth and positions, enclosing tags and
+    keywords (``ancestor_bits``, ``near``), the share of CECTD-DS's text nodes (``cectd_mask``)
+    and CETR and CCB of every block, written into ``columns``; returns the page's characters,
+    link characters and block text length (at least 1)."""
     nb = blocks.size
-    columns = np.zeros((len(FEATURE_NAMES), nb), dtype=np.float64)  # one contiguous row per feature
     matrix = columns.T
-    if nb == 0:
-        return BlockFeatures(blocks, np.zeros(0, dtype=np.int64), matrix)
 
     def put(name: str, value) -> None:
         columns[_COLUMN[name]] = value
@@ -559,21 +638,7 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
         """Sum over each block's text nodes of ``values`` (one value per text node)."""
         return np.bincount(block_of, weights=values[in_block], minlength=nb)
 
-    # --- text shape (one pass over the code units of all block texts)
-    texts = blocks.texts
-    joined = "\x00".join(texts)
-    fast = compiled.module()
-    if fast is not None:  # one compiled pass over the characters
-        lengths, classes, ends_like_sentence = fast.text_shape(texts, _CLASS_OF, _SENTENCE_TAIL_U8, _CLASSES)
-    else:
-        lengths = np.fromiter(map(len, texts), np.float64, nb)
-        codes = np.frombuffer(joined.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
-        separators = codes == 0
-        unit_block = np.add.accumulate(separators)
-        classes = np.bincount(unit_block * _CLASSES + _CLASS_OF.take(codes), minlength=nb * _CLASSES)
-        classes = classes[: nb * _CLASSES].reshape(nb, _CLASSES).astype(np.float64)
-        block_last = np.append(separators.nonzero()[0] - 1, codes.size - 1)  # (no block is empty)
-        ends_like_sentence = _SENTENCE_TAIL.take(codes.take(block_last))
+    lengths, classes, ends_like_sentence = shape
     words_per_node = cached_word_counts(dom)
     words = np.maximum(per_block(words_per_node.take(text_nodes).astype(np.float64)), 1.0)
     length1 = np.maximum(lengths, 1.0)
@@ -588,21 +653,10 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     put("upper_ratio", classes[:, 4] / length1)
     put("separator_ratio", classes[:, 5] / length1)
     put("ends_like_sentence", ends_like_sentence)
-    # one lower() for all: "\x00" is neither cased nor case-ignorable, so each block lowers alone
-    lowered = joined.lower().split("\x00")
-    title_words = set(_WORD_RE.findall((doc.title or "").lower()))
-    if title_words:  # share of the title's words in each short block
-        short = (lengths <= 200).nonzero()[0]
-        hits = _title_hits([lowered[i] for i in short.tolist()], title_words)
-        if hits.any():
-            overlap = np.zeros(nb)
-            overlap[short] = hits
-            put("title_overlap", np.minimum(overlap / len(title_words), 1.0))
 
     # --- links
     text_len = dom.text_len.astype(np.float64)
-    is_a = dom.small_tag_id == _A_ID
-    in_a = dom.within(is_a) if is_a.any() else np.zeros(dom.size, dtype=bool)
+    is_a, in_a = _links(dom)
     chars = per_block(text_len.take(text_nodes))
     link_chars = per_block((text_len * in_a).take(text_nodes))
     put("link_ratio", link_chars / np.maximum(chars, 1.0))
@@ -613,18 +667,6 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
 
     # --- structure
     owner = blocks.owner
-    parent = dom.parent0
-    owner_parent = parent.take(owner)
-    owner_grandparent = parent.take(owner_parent)
-    owner_ggparent = parent.take(owner_grandparent)
-    # the owner and its three nearest ancestors, one row each
-    lineage = np.stack((owner, owner_parent, owner_grandparent, owner_ggparent))
-
-    def lineage_columns(name: str, levels: int) -> np.ndarray:
-        """The columns from ``name`` on, for the owner and its ``levels - 1`` nearest ancestors."""
-        start = _COLUMN[name]
-        return columns[start : start + levels]
-
     owner_tag = dom.tag_id.take(owner)
     start = _COLUMN[f"tag_{OWNER_TAGS[0]}"]
     columns[start : start + len(OWNER_TAGS)] = _OWNER_TAG_IDS[:, None] == owner_tag[None, :]
@@ -642,12 +684,13 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
         first_h1 = int(is_h1.argmax())
         put("before_h1", np.arange(nb) < first_h1)
         put("after_h1", (np.arange(nb) - first_h1) / nb)
-    # enclosing tags and keywords of all ancestors: one bit set OR-ed down the tree
-    own_keywords, class_hash = _keyword_bits(doc, dom, first)
-    own_bits = _ANCESTOR_BITS.take(dom.small_tag_id) | (own_keywords << _KEYWORD_SHIFT)
-    ancestor_bits = _or_down(dom, own_bits).take(first)
     start = _COLUMN[f"in_{ANCESTOR_TAGS[0][0]}"]
     matrix[:, start : start + len(ANCESTOR_TAGS)] = _bit_columns(ancestor_bits, len(ANCESTOR_TAGS))
+    groups = len(KEYWORD_GROUPS)
+    near_start = _COLUMN[f"kw_{next(iter(KEYWORD_GROUPS))}_near"]
+    above_start = _COLUMN[f"kw_{next(iter(KEYWORD_GROUPS))}_above"]
+    matrix[:, near_start : near_start + groups] = _bit_columns(near, groups)
+    matrix[:, above_start : above_start + groups] = _bit_columns(ancestor_bits >> _KEYWORD_SHIFT, groups)
 
     # --- CETR: text-to-tag ratio of the block's stretch of the DOM; CCB: content/code blur
     is_element = ~dom.is_text
@@ -663,9 +706,87 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     put("ccb_blur", smooth_gaussian(content, CCB_SIGMA))
     put("ccb_blur_wide", smooth_gaussian(content, CCB_WIDE_SIGMA))
 
+    # --- CETD: the share of the block's text nodes that CECTD-DS selects
+    nodes_per_block = np.maximum(np.bincount(block_of, minlength=nb), 1)
+    put("in_cectd", per_block(cectd_mask.take(text_nodes).astype(np.float64)) / nodes_per_block)
+    return float(chars.sum()), float(link_chars.sum()), total_chars
+
+
+def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatures:
+    """The blocks of ``doc`` and their features (:data:`FEATURE_NAMES`)."""
+    dom = doc.dom
+    blocks = page_blocks(dom)
+    nb = blocks.size
+    columns = np.zeros((len(FEATURE_NAMES), nb), dtype=np.float64)  # one contiguous row per feature
+    matrix = columns.T
+    if nb == 0:
+        return BlockFeatures(blocks, np.zeros(0, dtype=np.int64), matrix)
+
+    def put(name: str, value) -> None:
+        columns[_COLUMN[name]] = value
+
+    # --- text shape (one pass over the code units of all block texts)
+    texts = blocks.texts
+    joined = "\x00".join(texts)
+    fast = compiled.module()
+    if fast is not None:  # one compiled pass over the characters
+        lengths, classes, ends_like_sentence = fast.text_shape(texts, _CLASS_OF, _SENTENCE_TAIL_U8, _CLASSES)
+    else:
+        lengths = np.fromiter(map(len, texts), np.float64, nb)
+        codes = np.frombuffer(joined.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
+        separators = codes == 0
+        unit_block = np.add.accumulate(separators)
+        classes = np.bincount(unit_block * _CLASSES + _CLASS_OF.take(codes), minlength=nb * _CLASSES)
+        classes = classes[: nb * _CLASSES].reshape(nb, _CLASSES).astype(np.float64)
+        block_last = np.append(separators.nonzero()[0] - 1, codes.size - 1)  # (no block is empty)
+        ends_like_sentence = _SENTENCE_TAIL.take(codes.take(block_last))
+    # one lower() for all: "\x00" is neither cased nor case-ignorable, so each block lowers alone
+    lowered = joined.lower().split("\x00")
+    title_words = set(_WORD_RE.findall((doc.title or "").lower()))
+    if title_words:  # share of the title's words in each short block
+        short = (lengths <= 200).nonzero()[0]
+        hits = _title_hits([lowered[i] for i in short.tolist()], title_words)
+        if hits.any():
+            overlap = np.zeros(nb)
+            overlap[short] = hits
+            put("title_overlap", np.minimum(overlap / len(title_words), 1.0))
+
+    # --- structure: the owner and its three nearest ancestors, one row each
+    first = blocks.first_node
+    owner = blocks.owner
+    parent = dom.parent0
+    owner_parent = parent.take(owner)
+    owner_grandparent = parent.take(owner_parent)
+    owner_ggparent = parent.take(owner_grandparent)
+    lineage = np.stack((owner, owner_parent, owner_grandparent, owner_ggparent))
+
+    def lineage_columns(name: str, levels: int) -> np.ndarray:
+        """The columns from ``name`` on, for the owner and its ``levels - 1`` nearest ancestors."""
+        start = _COLUMN[name]
+        return columns[start : start + levels]
+
+    # enclosing tags and keywords of all ancestors: one bit set OR-ed down the tree
+    own_keywords, class_hash = _keyword_bits(doc, dom, first)
+    own_bits = _ANCESTOR_BITS.take(dom.small_tag_id) | (own_keywords << _KEYWORD_SHIFT)
+    ancestor_bits = _or_down(dom, own_bits).take(first)
+    near = own_keywords.take(owner) | own_keywords.take(owner_parent)
+
     # --- CETD (the arrays and selection of cectd-ds with its defaults, cached on dom)
     _, density = densities(dom, DEFAULTS["cetd-ds"], composite=False)
     _, composite, sums, selection = density_sum_selection(dom, DEFAULTS["cectd-ds"], composite=True)
+
+    # --- text shape, links, structure, enclosing tags and keywords, CETR and CCB
+    shape = (lengths, classes, ends_like_sentence)
+    if fast is not None:  # one compiled pass writes them
+        chars_sum, link_sum, total_chars = _compiled_columns(
+            fast, columns, dom, blocks, shape, ancestor_bits, near, selection.text_mask
+        )
+    else:
+        chars_sum, link_sum, total_chars = _numpy_columns(
+            columns, dom, blocks, shape, ancestor_bits, near, selection.text_mask
+        )
+
+    # --- CETD values of the owner and its ancestors
     finite_sums = np.maximum(np.where(np.isfinite(sums), sums, 0.0), 0.0)
     positive = np.maximum(composite, 0.0)
     put("td", np.log1p(density.take(owner)))
@@ -673,8 +794,6 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     np.log1p(finite_sums.take(lineage[:3]), out=lineage_columns("ds", 3))
     put("ctd_rel_body", composite.take(owner) / max(float(composite[0]), 1e-9))
     put("ds_rel_max", finite_sums.take(owner) / max(float(finite_sums.max()), 1e-9))
-    nodes_per_block = np.maximum(np.bincount(block_of, minlength=nb), 1)
-    put("in_cectd", per_block(selection.text_mask.take(text_nodes).astype(np.float64)) / nodes_per_block)
     target_end = dom.end[selection.target]
     put("in_cectd_target", (first >= selection.target) & (first < target_end))
 
@@ -696,16 +815,9 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     np.log1p(repeats.take(lineage), out=lineage_columns("repeat_owner", 4))
     same_text = Counter(lowered)
     put("text_repeats", np.log(np.fromiter(map(same_text.__getitem__, lowered), np.float64, nb)))
-    near = own_keywords.take(owner) | own_keywords.take(owner_parent)
-    above = ancestor_bits >> _KEYWORD_SHIFT
-    near_start = _COLUMN[f"kw_{next(iter(KEYWORD_GROUPS))}_near"]
-    above_start = _COLUMN[f"kw_{next(iter(KEYWORD_GROUPS))}_above"]
-    groups = len(KEYWORD_GROUPS)
-    matrix[:, near_start : near_start + groups] = _bit_columns(near, groups)
-    matrix[:, above_start : above_start + groups] = _bit_columns(above, groups)
 
     # --- page level
-    put("page_link_ratio", float(link_chars.sum()) / max(float(chars.sum()), 1.0))
+    put("page_link_ratio", link_sum / max(chars_sum, 1.0))
     put("page_blocks", np.log1p(nb))
     put("page_chars", np.log1p(total_chars))
     put("page_noscript", float(noscript_view))
@@ -717,6 +829,9 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     _put_url_features(put, doc.url)
 
     # --- neighbours: for each offset one copy of all window columns (the rest stays 0)
+    if fast is not None:
+        fast.window_columns(columns, _WINDOW_SOURCE, _WINDOW_START, _WINDOW_OFFSETS)
+        return BlockFeatures(blocks, _templates(dom, lineage, class_hash), matrix)
     window = columns.take(_WINDOW_SOURCE, axis=0)
     for k, offset in enumerate(WINDOW_OFFSETS):
         shifted = columns[_WINDOW_START + k :: len(WINDOW_OFFSETS)]

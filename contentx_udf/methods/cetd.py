@@ -99,6 +99,11 @@ def _node_counts(dom: DomArrays, link_only_elements_as_links: bool) -> NodeCount
     is_element = ~dom.is_text
     text_len = dom.text_len
     is_link = dom.has_tag(LINK_TAGS)
+    fast = compiled.module()
+    if fast is not None:  # one pass down and one up the tree: the same integer sums
+        flags = (dom.is_text.view(np.uint8), text_len, is_link.view(np.uint8))
+        chars, tags, link_chars, link_tags = fast.cetd_counts(dom.parent, *flags, link_only_elements_as_links)
+        return NodeCounts(chars, tags, link_chars, link_tags, is_element)
     in_link = dom.within(is_link) if np.count_nonzero(is_link) else np.zeros(dom.size, dtype=bool)
     chars = dom.subtree_sum(text_len)
     link_chars = dom.subtree_sum(text_len * in_link)
@@ -187,6 +192,9 @@ def subtree_argmax(
     reference code's ``FindMaxDensitySum`` keeps the first maximum).
     """
     nodes = np.asarray(nodes, dtype=np.int64)
+    fast = compiled.module()
+    if fast is not None:  # one pass up the tree
+        return fast.subtree_argmax(dom.parent, np.ascontiguousarray(values, dtype=np.float64), nodes, floor)
     result = np.full(nodes.size, -1, dtype=np.int64)
     is_candidate = np.isfinite(values) if floor == -np.inf else (values >= floor) & np.isfinite(values)
     if nodes.size == 0 or not np.count_nonzero(is_candidate):
@@ -310,6 +318,15 @@ def extract_by_density_sum(
     5. Text: all text inside the content roots, plus (``keep_path_text``) the own text of the
        elements on the paths from ``<body>`` to the roots (the reference code keeps those nodes).
     """
+    fast = compiled.module()
+    if fast is not None:  # the same steps in passes over the nodes (None: numpy decides)
+        found = fast.density_sum_select(
+            dom.parent, dom.end, dom.is_text.view(np.uint8), dom.is_block.view(np.uint8),
+            np.ascontiguousarray(density, dtype=np.float64), np.ascontiguousarray(sums, dtype=np.float64),
+            float(lambda_), multiple_blocks, float(block_min_sum_ratio), float(prune_ratio), keep_path_text,
+        )  # fmt: skip
+        if found is not None:  # (text_mask, threshold, target, blocks, pruned)
+            return Selection(*found)
     target = int(sums.argmax())
     upto = target + 1  # the ancestors of target precede it
     on_path = (dom.end[:upto] > target) & is_element[:upto]

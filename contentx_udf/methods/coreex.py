@@ -149,6 +149,16 @@ def coreex_analysis(
         *(params[name] for name in ("ignore_form_tags", "subset_threshold", "weight_ratio", "weight_text")),
     )
     cached = dom.cache.get(key)
+    fast = compiled.module()
+    if cached is None and fast is not None and dom.size:  # the same counts and scores in C
+        ignored_roots = dom.has_tag(IGNORED_TAGS) if params["ignore_form_tags"] else np.zeros(dom.size, bool)
+        text_cnt, link_cnt, counted, own_link, ignored, *scores = fast.coreex_pass(
+            dom.parent, dom.is_text.view(np.uint8), dom.has_tag(LINK_TAGS).view(np.uint8),
+            ignored_roots.view(np.uint8), cached_word_counts(dom), float(params["subset_threshold"]),
+            float(params["weight_ratio"]), float(params["weight_text"]),
+        )  # fmt: skip
+        counts = CoreExCounts(text_cnt, link_cnt, counted, own_link, ignored)
+        cached = dom.cache[key] = (counts, *scores)
     if cached is None:
         counts = coreex_counts(dom, cached_word_counts(dom), ignore_form_tags=params["ignore_form_tags"])
         scores = coreex_scores(

@@ -20,7 +20,7 @@ from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.ref cimport PyObject
 from libc.stdint cimport int64_t, uint32_t, uint64_t, uintptr_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memchr, memcmp, memcpy, memset
 
 import numpy as np
@@ -228,37 +228,77 @@ cdef size_t ATTRIBUTE_LENGTHS[5]
 ATTRIBUTE_LENGTHS[:] = [5, 2, 4, 8, 8]
 
 
-#: Keyword tables (set_keywords): the words matched inside a token, by first byte, and the
-#: words a token must equal; each with its group bits.
-cdef list _inside_words = [[] for _ in range(256)]
-cdef list _exact_words = []
+#: Keyword tables (set_keywords), C arrays: the words matched inside a token, sorted by first
+#: byte (those starting with byte ``c`` are ``_inside[_inside_start[c]:_inside_start[c + 1]]``),
+#: and the words a token must equal; each with its group bits.
+DEF KEYWORD_MAX = 32
+cdef struct Keyword:
+    unsigned char word[KEYWORD_MAX]
+    Py_ssize_t length
+    uint64_t bits
+cdef Keyword *_inside = NULL
+cdef Py_ssize_t _inside_start[257]
+cdef Keyword *_exact = NULL
+cdef Py_ssize_t _exact_count = 0
 cdef bint _keywords_set = False
+
+
+cdef Keyword *_keyword_array(list pairs) except NULL:
+    """``pairs`` (word, bits) as a C array (at least one entry allocated)."""
+    cdef Keyword *table = <Keyword *> calloc(len(pairs) + 1, sizeof(Keyword))
+    cdef Py_ssize_t k
+    cdef bytes word
+    if table == NULL:
+        raise MemoryError()
+    for k, (word, bits) in enumerate(pairs):
+        if not 0 < len(word) <= KEYWORD_MAX:
+            free(table)
+            raise ValueError(f"keyword {word!r}: 1 to {KEYWORD_MAX} bytes")
+        memcpy(table[k].word, <const char *> word, len(word))
+        table[k].length = len(word)
+        table[k].bits = <uint64_t> bits
+    return table
 
 
 def set_keywords(inside, exact):
     """The keyword tables of :func:`attribute_keys`'s own look-up: ``inside`` the (word, bits)
     pairs matched anywhere in a token, ``exact`` the (word, bits) pairs matched by a whole token
     (ASCII words, lower case)."""
-    global _inside_words, _exact_words, _keywords_set
-    _inside_words = [[] for _ in range(256)]
-    for word, bits in inside:
-        _inside_words[word[0]].append((bytes(word), int(bits)))
-    _exact_words = [(bytes(word), int(bits)) for word, bits in exact]
+    global _inside, _exact, _exact_count, _keywords_set
+    inside_pairs = sorted(((bytes(w), int(b)) for w, b in inside), key=lambda pair: pair[0][0])
+    exact_pairs = [(bytes(w), int(b)) for w, b in exact]
+    cdef Keyword *new_inside = _keyword_array(inside_pairs)
+    cdef Keyword *new_exact
+    try:
+        new_exact = _keyword_array(exact_pairs)
+    except BaseException:
+        free(new_inside)
+        raise
+    cdef Py_ssize_t c, k = 0
+    for c in range(257):
+        while k < len(inside_pairs) and inside_pairs[k][0][0] < c:
+            k += 1
+        _inside_start[c] = k
+    free(_inside)
+    free(_exact)
+    _inside, _exact, _exact_count = new_inside, new_exact, len(exact_pairs)
     _keywords_set = True
 
 
-cdef uint64_t _token_bits(const unsigned char *token, Py_ssize_t length):
+cdef uint64_t _token_bits(const unsigned char *token, Py_ssize_t length) noexcept nogil:
+    """The group bits of one token: the exact words it equals, the inside words it contains."""
     cdef uint64_t bits = 0
-    cdef Py_ssize_t p, size
-    cdef bytes word
-    for word, word_bits in _exact_words:
-        if len(word) == length and memcmp(<const char *> word, token, length) == 0:
-            bits |= <uint64_t> word_bits
+    cdef Py_ssize_t p, k
+    cdef const Keyword *word
+    for k in range(_exact_count):
+        word = &_exact[k]
+        if word.length == length and memcmp(word.word, token, length) == 0:
+            bits |= word.bits
     for p in range(length):
-        for word, word_bits in <list> _inside_words[token[p]]:
-            size = len(word)
-            if size <= length - p and memcmp(<const char *> word, token + p, size) == 0:
-                bits |= <uint64_t> word_bits
+        for k in range(_inside_start[token[p]], _inside_start[token[p] + 1]):
+            word = &_inside[k]
+            if word.length <= length - p and memcmp(word.word, token + p, word.length) == 0:
+                bits |= word.bits
     return bits
 
 
@@ -421,18 +461,32 @@ def tree_scores(
     ``columns`` (features, rows) holds the rows' features column by column.  The distinct
     splits ``x[split_column[s]] > split_border[s]`` are compared once per row; level ``d`` of tree
     ``t`` asks split ``split_of_level[t * depth + d]``, and the row goes to leaf
-    ``sum(2**d * answer_d)``, whose values are ``leaves[t * 2**depth + leaf]``."""
+    ``sum(2**d * answer_d)``, whose values are ``leaves[t * 2**depth + leaf]``.
+
+    The leaf numbers of a tree are assembled from eight rows of answers at once (the levels
+    beyond ``depth`` read a row of zeros), a loop the C compiler turns into byte vector
+    instructions; the leaf values are then added row by row, four trees per pass, in tree order
+    (each row's sum is the same sequence of additions as numpy's, so the scores are identical)."""
     cdef Py_ssize_t splits = split_column.shape[0], rows = columns.shape[1]
     cdef Py_ssize_t trees = split_of_level.shape[0] // depth if depth else 0
     cdef Py_ssize_t outputs = leaves.shape[1]
-    cdef Py_ssize_t s, t, d, r, k, base
+    cdef Py_ssize_t s, t, d, r, k, base, group, g
     cdef const double *column
-    cdef const unsigned char *answer
-    cdef double border
-    if rows == 0:
+    cdef const unsigned char *a[8]
+    cdef unsigned char *answer
+    cdef unsigned char *leaf_row
+    cdef const double *lv[4]
+    cdef const unsigned char *lf[4]
+    cdef double *o
+    cdef double border, acc
+    if rows == 0 or trees == 0:
         return
-    cdef unsigned char *answers = <unsigned char *> malloc(splits * rows)
-    cdef unsigned char *leaf_of = <unsigned char *> malloc(rows)
+    if depth > 8:
+        raise ValueError("trees deeper than 8 levels")
+    # the answers of every split, then a row of zeros (the levels a tree does not have)
+    cdef unsigned char *answers = <unsigned char *> malloc((splits + 1) * rows)
+    # the leaf numbers of up to four trees
+    cdef unsigned char *leaf_of = <unsigned char *> malloc(4 * rows)
     if answers == NULL or leaf_of == NULL:
         free(answers)
         free(leaf_of)
@@ -442,19 +496,40 @@ def tree_scores(
             for s in range(splits):
                 column = &columns[split_column[s], 0]
                 border = split_border[s]
+                answer = answers + s * rows
                 for r in range(rows):
-                    answers[s * rows + r] = column[r] > border
-            for t in range(trees):
-                for r in range(rows):
-                    leaf_of[r] = 0
-                for d in range(depth):
-                    answer = answers + split_of_level[t * depth + d] * rows
+                    answer[r] = column[r] > border
+            memset(answers + splits * rows, 0, rows)
+            for d in range(8):
+                a[d] = answers + splits * rows
+            t = 0
+            while t < trees:
+                group = trees - t if trees - t < 4 else 4
+                for g in range(group):
+                    for d in range(depth):
+                        a[d] = answers + split_of_level[(t + g) * depth + d] * rows
+                    leaf_row = leaf_of + g * rows
                     for r in range(rows):
-                        leaf_of[r] |= answer[r] << d
-                base = t << depth
-                for r in range(rows):
-                    for k in range(outputs):
-                        out[r, k] += leaves[base + leaf_of[r], k]
+                        leaf_row[r] = (a[0][r] | (a[1][r] << 1) | (a[2][r] << 2) | (a[3][r] << 3)
+                                       | (a[4][r] << 4) | (a[5][r] << 5) | (a[6][r] << 6) | (a[7][r] << 7))
+                    lf[g] = leaf_row
+                    lv[g] = &leaves[(t + g) << depth, 0]
+                if outputs == 1 and group == 4:
+                    o = &out[0, 0]
+                    for r in range(rows):
+                        acc = o[r]
+                        acc += lv[0][lf[0][r]]
+                        acc += lv[1][lf[1][r]]
+                        acc += lv[2][lf[2][r]]
+                        acc += lv[3][lf[3][r]]
+                        o[r] = acc
+                else:
+                    for g in range(group):
+                        base = (t + g) << depth
+                        for r in range(rows):
+                            for k in range(outputs):
+                                out[r, k] += leaves[base + lf[g][r], k]
+                t += group
     finally:
         free(answers)
         free(leaf_of)
@@ -1171,3 +1246,527 @@ def repeated_siblings(
         return out
     finally:
         free(keys)
+
+
+# --- the block feature columns of ``combined`` -------------------------------------------
+
+#: Positions in ``at`` of the columns :func:`block_columns` writes (the order of
+#: ``block_features._COMPILED_COLUMNS``).
+cdef enum:
+    C_LOG_CHARS = 0
+    C_LOG_WORDS = 1
+    C_MEAN_WORD_LEN = 2
+    C_PUNCT_RATIO = 3
+    C_SENTENCE_ENDS = 4
+    C_SENTENCES_PER_WORD = 5
+    C_DIGIT_RATIO = 6
+    C_UPPER_RATIO = 7
+    C_SEPARATOR_RATIO = 8
+    C_ENDS_LIKE_SENTENCE = 9
+    C_LINK_RATIO = 10
+    C_LOG_LINKS = 11
+    C_HEADING = 12
+    C_DEPTH = 13
+    C_DEPTH_REL = 14
+    C_POSITION = 15
+    C_POSITION_CHARS = 16
+    C_CHARS_SHARE = 17
+    C_BEFORE_H1 = 18
+    C_AFTER_H1 = 19
+    C_TTR = 20
+    C_IN_CECTD = 21
+    C_ANCESTORS = 22
+    C_NEAR = 23
+    C_ABOVE = 24
+
+
+def block_columns(
+    double[:, ::1] columns,
+    const int64_t[::1] at,
+    const double[::1] lengths,
+    const double[:, ::1] classes,
+    const unsigned char[::1] ends,
+    const int64_t[::1] text_nodes,
+    const int64_t[::1] text_block,
+    const int64_t[::1] words_per_node,
+    const int64_t[::1] text_len,
+    const unsigned char[::1] in_a,
+    const unsigned char[::1] is_a,
+    const unsigned char[::1] is_text,
+    const unsigned char[::1] in_cectd,
+    const int64_t[::1] first,
+    const int64_t[::1] owner,
+    const int64_t[::1] small_tag,
+    const int64_t[::1] depth,
+    const int64_t[::1] owner_column,
+    const unsigned char[::1] heading_table,
+    Py_ssize_t h1_tag,
+    const uint64_t[::1] ancestor_bits,
+    const uint64_t[::1] near_bits,
+    Py_ssize_t ancestor_count,
+    Py_ssize_t group_count,
+    double[::1] content,
+):
+    """Write the block feature columns of ``combined`` that are arithmetic on the blocks' counts
+    (``columns``: (features, blocks); ``at[C_...]``: the column of each, see
+    ``block_features._COMPILED_COLUMNS``), the numpy code of ``block_features`` in one pass:
+    text shape ratios, link ratio, owner tag and heading, depth, positions, the enclosing-tag and
+    keyword bits, the share of CECTD-DS's text nodes, and the CETR and CCB inputs.
+
+    The columns that numpy's ``log1p`` finishes are left as its arguments: ``log_chars`` (the
+    characters), ``log_words`` (the words), ``log_links`` (the links) and ``ttr`` (characters per
+    tag); ``content`` receives the CCB content share of every block.  Every value is the same
+    IEEE operation on the same operands as numpy's, in the same order (the per-block sums add
+    the text nodes in document order, as ``np.bincount`` does), so the columns are identical.
+    Returns ``(characters, link characters, block text length)`` summed over the page."""
+    cdef Py_ssize_t nb = first.shape[0], n = is_text.shape[0], texts = text_nodes.shape[0]
+    cdef Py_ssize_t i, j, b, node, end, first_h1 = -1, column
+    cdef int64_t max_depth = 0
+    cdef double chars_sum = 0.0, link_sum = 0.0, total = 0.0, before = 0.0, length1, words, sentence_ends
+    cdef double denominator, tags, span_chars
+    if nb == 0:
+        return 0.0, 0.0, 0.0
+    words_of = np.zeros(nb, dtype=np.float64)
+    chars_of = np.zeros(nb, dtype=np.float64)
+    links_of = np.zeros(nb, dtype=np.float64)
+    nodes_of = np.zeros(nb, dtype=np.int64)
+    cectd_of = np.zeros(nb, dtype=np.float64)
+    cdef double[::1] w = words_of, c = chars_of, lc = links_of, ce = cectd_of
+    cdef int64_t[::1] nodes = nodes_of
+    cdef int64_t *elements_before = <int64_t *> malloc((n + 1) * sizeof(int64_t))
+    cdef int64_t *links_before = <int64_t *> malloc((n + 1) * sizeof(int64_t))
+    if elements_before == NULL or links_before == NULL:
+        free(elements_before)
+        free(links_before)
+        raise MemoryError()
+    try:
+        with nogil:
+            # per-block sums over the blocks' text nodes, in document order
+            for j in range(texts):
+                b = text_block[j]
+                if b < 0:
+                    continue
+                node = text_nodes[j]
+                w[b] += <double> words_per_node[node]
+                c[b] += <double> text_len[node]
+                lc[b] += <double> (text_len[node] * in_a[node])
+                nodes[b] += 1
+                ce[b] += <double> in_cectd[node]
+            elements_before[0] = 0
+            links_before[0] = 0
+            for i in range(n):
+                elements_before[i + 1] = elements_before[i] + (is_text[i] == 0)
+                links_before[i + 1] = links_before[i] + is_a[i]
+                if depth[i] > max_depth:
+                    max_depth = depth[i]
+            for b in range(nb):
+                total += lengths[b]
+                chars_sum += c[b]
+                link_sum += lc[b]
+                if first_h1 < 0 and small_tag[owner[b]] == h1_tag:
+                    first_h1 = b
+            total = total if total > 1.0 else 1.0
+            for b in range(nb):
+                end = first[b + 1] if b + 1 < nb else n
+                # text shape
+                words = w[b] if w[b] > 1.0 else 1.0
+                length1 = lengths[b] if lengths[b] > 1.0 else 1.0
+                sentence_ends = classes[b, 2] + classes[b, 6]
+                columns[at[C_LOG_CHARS], b] = lengths[b]
+                columns[at[C_LOG_WORDS], b] = words
+                columns[at[C_MEAN_WORD_LEN], b] = lengths[b] / words
+                columns[at[C_PUNCT_RATIO], b] = (classes[b, 1] + classes[b, 2]) / length1
+                columns[at[C_SENTENCE_ENDS], b] = sentence_ends if sentence_ends < 50.0 else 50.0
+                columns[at[C_SENTENCES_PER_WORD], b] = sentence_ends / words
+                columns[at[C_DIGIT_RATIO], b] = classes[b, 3] / length1
+                columns[at[C_UPPER_RATIO], b] = classes[b, 4] / length1
+                columns[at[C_SEPARATOR_RATIO], b] = classes[b, 5] / length1
+                columns[at[C_ENDS_LIKE_SENTENCE], b] = ends[b]
+                # links
+                columns[at[C_LINK_RATIO], b] = lc[b] / (c[b] if c[b] > 1.0 else 1.0)
+                columns[at[C_LOG_LINKS], b] = <double> (links_before[end] - links_before[first[b]])
+                # structure
+                column = owner_column[small_tag[owner[b]]]
+                if column >= 0:
+                    columns[column, b] = 1.0
+                columns[at[C_HEADING], b] = heading_table[small_tag[owner[b]]]
+                columns[at[C_DEPTH], b] = <double> depth[owner[b]]
+                columns[at[C_DEPTH_REL], b] = <double> depth[owner[b]] / (
+                    <double> max_depth if max_depth > 1 else 1.0
+                )
+                columns[at[C_POSITION], b] = <double> b / <double> (nb - 1 if nb > 1 else 1)
+                before += lengths[b]
+                columns[at[C_POSITION_CHARS], b] = (before - lengths[b]) / total
+                columns[at[C_CHARS_SHARE], b] = lengths[b] / total
+                if first_h1 >= 0:
+                    columns[at[C_BEFORE_H1], b] = b < first_h1
+                    columns[at[C_AFTER_H1], b] = <double> (b - first_h1) / <double> nb
+                for i in range(ancestor_count):
+                    columns[at[C_ANCESTORS] + i, b] = (ancestor_bits[b] >> i) & 1
+                for i in range(group_count):
+                    columns[at[C_NEAR] + i, b] = (near_bits[b] >> i) & 1
+                    columns[at[C_ABOVE] + i, b] = (ancestor_bits[b] >> (ancestor_count + i)) & 1
+                # CETR: characters per tag of the block's stretch of the DOM; CCB: content share
+                tags = <double> (elements_before[end] - elements_before[first[b]])
+                columns[at[C_TTR], b] = c[b] / (tags if tags > 1.0 else 1.0)
+                denominator = c[b] + 8.0 * tags
+                content[b] = c[b] / (denominator if denominator > 1.0 else 1.0)
+                columns[at[C_IN_CECTD], b] = ce[b] / <double> (nodes[b] if nodes[b] > 1 else 1)
+    finally:
+        free(elements_before)
+        free(links_before)
+    return chars_sum, link_sum, total
+
+
+def smooth_columns(
+    const double[::1] values, const double[::1] kernel, double[::1] out, double[::1] derivative
+):
+    """Gaussian smoothing of ``values`` over the sequence, renormalised at the edges (the weights
+    of ``kernel``, odd length, centred): ``out``; with ``derivative`` of the same length, also the
+    absolute central differences of ``out`` (one-sided at the ends), else pass an empty array.
+    The sums run in another order than ``np.convolve``'s: equal to about 1e-15."""
+    cdef Py_ssize_t n = values.shape[0], radius = kernel.shape[0] // 2, i, j, lo, hi
+    cdef double num, den, d
+    if n <= 1:
+        for i in range(n):
+            out[i] = values[i]
+        if derivative.shape[0]:
+            for i in range(n):
+                derivative[i] = 0.0
+        return
+    with nogil:
+        for i in range(n):
+            lo = i - radius if i > radius else 0
+            hi = i + radius + 1 if i + radius + 1 < n else n
+            num = 0.0
+            den = 0.0
+            for j in range(lo, hi):
+                num += values[j] * kernel[j - i + radius]
+                den += kernel[j - i + radius]
+            out[i] = num / den
+        if derivative.shape[0]:
+            d = out[1] - out[0]
+            derivative[0] = d if d >= 0 else -d
+            d = out[n - 1] - out[n - 2]
+            derivative[n - 1] = d if d >= 0 else -d
+            for i in range(1, n - 1):
+                d = (out[i + 1] - out[i - 1]) / 2.0
+                derivative[i] = d if d >= 0 else -d
+
+
+def window_columns(double[:, ::1] columns, const int64_t[::1] source, Py_ssize_t start, const int64_t[::1] offsets):
+    """The neighbour columns: for the ``k``-th of ``offsets`` and the ``f``-th of ``source``,
+    column ``start + f * len(offsets) + k`` of block ``i`` is column ``source[f]`` of block
+    ``i + offset`` (left as it is, 0, past the ends)."""
+    cdef Py_ssize_t nb = columns.shape[1], f, k, i, offset, dest
+    with nogil:
+        for f in range(source.shape[0]):
+            for k in range(offsets.shape[0]):
+                offset = offsets[k]
+                dest = start + f * offsets.shape[0] + k
+                for i in range(nb):
+                    if 0 <= i + offset < nb:
+                        columns[dest, i] = columns[source[f], i + offset]
+
+
+# --- CETD ---------------------------------------------------------------------------------
+
+
+def cetd_counts(
+    const int64_t[::1] parent,
+    const unsigned char[::1] is_text,
+    const int64_t[::1] text_len,
+    const unsigned char[::1] is_link,
+    bint link_only_elements_as_links,
+):
+    """``(chars, tags, link_chars, link_tags)`` of every node as float64 arrays: what
+    ``cetd._node_counts`` computes with subtree sums (``cumsum`` differences), here one pass down
+    the tree (inside a link or not) and one pass up (in reverse document order a node's subtree
+    is complete when it is reached).  All sums are of integers: the same values."""
+    cdef Py_ssize_t n = parent.shape[0], i, p
+    chars_out = np.zeros(n, dtype=np.float64)
+    tags_out = np.zeros(n, dtype=np.float64)
+    link_chars_out = np.zeros(n, dtype=np.float64)
+    link_tags_out = np.zeros(n, dtype=np.float64)
+    cdef double[::1] chars_f = chars_out, tags_f = tags_out, link_chars_f = link_chars_out
+    cdef double[::1] link_tags_f = link_tags_out
+    if n == 0:
+        return chars_out, tags_out, link_chars_out, link_tags_out
+    # per node: 0 chars, 1 link chars, 2 elements, 3 leaves outside links, 4 link-like elements,
+    # 5 element children
+    cdef int64_t *sums = <int64_t *> calloc(6 * n, sizeof(int64_t))
+    cdef unsigned char *in_link = <unsigned char *> malloc(n)
+    if sums == NULL or in_link == NULL:
+        free(sums)
+        free(in_link)
+        raise MemoryError()
+    cdef int64_t *s
+    cdef bint element, outside, link_like
+    try:
+        with nogil:
+            for i in range(n):
+                p = parent[i]
+                in_link[i] = is_link[i] or (p >= 0 and in_link[p])
+            for i in range(n - 1, -1, -1):
+                s = sums + 6 * i
+                element = not is_text[i]
+                s[0] += text_len[i]
+                s[1] += text_len[i] * in_link[i]
+                s[2] += element
+                link_like = element and in_link[i]
+                if link_only_elements_as_links and element and not in_link[i]:
+                    outside = True
+                    if s[5] == 0:
+                        s[3] += 1  # a leaf element outside links
+                    elif s[0] == s[1] and s[3] == 0:
+                        link_like = True
+                s[4] += link_like
+                chars_f[i] = <double> s[0]
+                link_chars_f[i] = <double> s[1]
+                tags_f[i] = <double> (s[2] - 1) if element else 0.0
+                link_tags_f[i] = <double> (s[4] - link_like)
+                p = parent[i]
+                if p >= 0:
+                    sums[6 * p] += s[0]
+                    sums[6 * p + 1] += s[1]
+                    sums[6 * p + 2] += s[2]
+                    sums[6 * p + 3] += s[3]
+                    sums[6 * p + 4] += s[4]
+                    sums[6 * p + 5] += element
+    finally:
+        free(sums)
+        free(in_link)
+    return chars_out, tags_out, link_chars_out, link_tags_out
+
+
+def children_sum(const int64_t[::1] parent, const double[::1] values):
+    """For every node the sum of ``values`` over its children, added in document order (the
+    order of ``np.bincount(parent[1:], weights=values[1:])``: the same sums)."""
+    cdef Py_ssize_t n = parent.shape[0], i
+    out = np.zeros(n, dtype=np.float64)
+    cdef double[::1] acc = out
+    with nogil:
+        for i in range(1, n):
+            if parent[i] >= 0:
+                acc[parent[i]] += values[i]
+    return out
+
+
+def subtree_argmax(
+    const int64_t[::1] parent, const double[::1] values, const int64_t[::1] nodes, double floor
+):
+    """For each of ``nodes`` the first node (document order) of its subtree with the largest
+    finite value of at least ``floor``, -1 when there is none: one pass up the tree (the best of
+    a subtree is the best of the node and its children's bests; ties go to the earlier node)."""
+    cdef Py_ssize_t n = parent.shape[0], i, p, k, b, q
+    result = np.full(nodes.shape[0], -1, dtype=np.int64)
+    cdef int64_t[::1] out = result
+    if n == 0:
+        return result
+    cdef int64_t *best = <int64_t *> malloc(n * sizeof(int64_t))
+    if best == NULL:
+        raise MemoryError()
+    cdef double v
+    try:
+        with nogil:
+            for i in range(n):
+                v = values[i]
+                best[i] = i if (v >= floor and v - v == 0.0) else -1  # (v - v: NaN unless finite)
+            for i in range(n - 1, 0, -1):
+                p = parent[i]
+                b = best[i]
+                if p < 0 or b < 0:
+                    continue
+                q = best[p]
+                # b is later in document order than p and everything p took so far from the
+                # earlier children... only a strictly larger value, or an equal one found earlier
+                if q < 0 or values[b] > values[q] or (values[b] == values[q] and b < q):
+                    best[p] = b
+            for k in range(nodes.shape[0]):
+                out[k] = best[nodes[k]]
+    finally:
+        free(best)
+    return result
+
+
+# --- CoreEx --------------------------------------------------------------------------------
+
+
+def coreex_pass(
+    const int64_t[::1] parent,
+    const unsigned char[::1] is_text,
+    const unsigned char[::1] is_link,
+    const unsigned char[::1] ignored_roots,
+    const int64_t[::1] words,
+    double subset_threshold,
+    double weight_ratio,
+    double weight_text,
+):
+    """CoreEx's counts and scores (``coreex.coreex_counts`` and ``coreex_scores``) in three
+    passes: down the tree (ignored, inside a link), up (``textCnt``, ``linkCnt``: integer sums)
+    and over the nodes in document order (the children's set sums, added in the order of
+    ``np.bincount``; every score is the same IEEE expression as numpy's): returns ``(text_cnt,
+    link_cnt, counted, own_link, ignored, score, in_set, set_text, set_link)``."""
+    cdef Py_ssize_t n = parent.shape[0], i, p
+    text_out = np.zeros(n, dtype=np.int64)
+    link_out = np.zeros(n, dtype=np.int64)
+    counted_out = np.zeros(n, dtype=np.bool_)
+    own_link_out = np.zeros(n, dtype=np.bool_)
+    ignored_out = np.zeros(n, dtype=np.bool_)
+    score_out = np.empty(n, dtype=np.float64)
+    in_set_out = np.zeros(n, dtype=np.bool_)
+    set_text_out = np.zeros(n, dtype=np.float64)
+    set_link_out = np.zeros(n, dtype=np.float64)
+    cdef int64_t[::1] text_cnt = text_out, link_cnt = link_out
+    cdef unsigned char[::1] counted = counted_out.view(np.uint8), own_link = own_link_out.view(np.uint8)
+    cdef unsigned char[::1] ignored = ignored_out.view(np.uint8), in_set = in_set_out.view(np.uint8)
+    cdef double[::1] score = score_out, set_text = set_text_out, set_link = set_link_out
+    cdef double text_f, ratio, safe, page_text, inf = float("inf")
+    if n == 0:
+        return text_out, link_out, counted_out, own_link_out, ignored_out, score_out, in_set_out, set_text_out, set_link_out
+    cdef unsigned char *in_link = <unsigned char *> malloc(n)
+    if in_link == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for i in range(n):
+                p = parent[i]
+                ignored[i] = ignored_roots[i] or (p >= 0 and ignored[p])
+                in_link[i] = is_link[i] or (p >= 0 and in_link[p])
+                counted[i] = not ignored[i] and not (in_link[i] and not is_link[i])
+                own_link[i] = is_link[i] and counted[i]
+                text_cnt[i] = words[i] * (counted[i] and is_text[i]) + own_link[i]
+                link_cnt[i] = own_link[i]
+            for i in range(n - 1, 0, -1):
+                p = parent[i]
+                if p >= 0:
+                    text_cnt[p] += text_cnt[i]
+                    link_cnt[p] += link_cnt[i]
+            for i in range(n):
+                text_f = <double> text_cnt[i]
+                if text_cnt[i] > 0:
+                    ratio = (text_f - <double> link_cnt[i]) / (text_f if text_f > 1.0 else 1.0)
+                else:
+                    ratio = -inf
+                in_set[i] = counted[i] and ratio > subset_threshold
+            for i in range(1, n):
+                p = parent[i]
+                if p >= 0:
+                    set_text[p] += <double> text_cnt[i] * in_set[i]
+                    set_link[p] += <double> link_cnt[i] * <double> in_set[i]
+            page_text = <double> text_cnt[0] if text_cnt[0] > 1 else 1.0
+            for i in range(n):
+                if counted[i] and not is_text[i] and not own_link[i] and set_text[i] > 0:
+                    safe = set_text[i] if set_text[i] > 1.0 else 1.0
+                    score[i] = weight_ratio * (set_text[i] - set_link[i]) / safe + weight_text * set_text[i] / page_text
+                else:
+                    score[i] = -inf
+    finally:
+        free(in_link)
+    return text_out, link_out, counted_out, own_link_out, ignored_out, score_out, in_set_out, set_text_out, set_link_out
+
+
+def density_sum_select(
+    const int64_t[::1] parent,
+    const int64_t[::1] end,
+    const unsigned char[::1] is_text,
+    const unsigned char[::1] is_block,
+    const double[::1] density,
+    const double[::1] sums,
+    double lambda_,
+    bint multiple_blocks,
+    double block_min_sum_ratio,
+    double prune_ratio,
+    bint keep_path_text,
+):
+    """``cetd.extract_by_density_sum`` in passes over the nodes: ``(text_mask, threshold, target,
+    blocks, pruned)``, or None where the numpy code must decide (a NaN, no element on the path).
+    The same comparisons on the same values: the same selection."""
+    cdef Py_ssize_t n = parent.shape[0], i, p, target = -1, blocks = 0, pruned = 0
+    cdef double best_sum = 0.0, low, floor, v, inf = float("inf")
+    if n == 0:
+        return None
+    for i in range(n):  # np.argmax: the first maximum (a NaN would win: the numpy code decides)
+        v = sums[i]
+        if v != v:
+            return None
+        if target < 0 or v > best_sum:
+            target, best_sum = i, v
+    low = inf
+    cdef bint found = False
+    for i in range(target + 1):  # the elements on the path from <body> to target
+        if end[i] > target and not is_text[i]:
+            if density[i] != density[i]:
+                return None
+            found = True
+            if density[i] < low:
+                low = density[i]
+    if not found:
+        return None
+    cdef double threshold = lambda_ * low
+    mask_out = np.zeros(n, dtype=np.bool_)
+    cdef unsigned char[::1] text_mask = mask_out.view(np.uint8)
+    cdef unsigned char *work = <unsigned char *> calloc(4 * n, 1)
+    cdef int64_t *best = <int64_t *> malloc(n * sizeof(int64_t))
+    cdef int64_t *cover = <int64_t *> malloc(n * sizeof(int64_t))
+    if work == NULL or best == NULL or cover == NULL:
+        free(work)
+        free(best)
+        free(cover)
+        raise MemoryError()
+    # work: 0 root, 1 below the threshold or inside such (then: weak or inside), 2 has a root below, 3 spare
+    cdef unsigned char *root = work
+    cdef unsigned char *below = work + n
+    cdef unsigned char *rooted = work + 2 * n
+    cdef Py_ssize_t b, q
+    try:
+        with nogil:
+            root[target] = 1
+            if multiple_blocks:
+                floor = block_min_sum_ratio * sums[target] if block_min_sum_ratio > 0 else -inf
+                for i in range(n):
+                    v = sums[i]
+                    best[i] = i if (v >= floor and v - v == 0.0) else -1
+                for i in range(n - 1, 0, -1):  # the subtree argmax (ties to the earlier node)
+                    p = parent[i]
+                    b = best[i]
+                    if p < 0 or b < 0:
+                        continue
+                    q = best[p]
+                    if q < 0 or sums[b] > sums[q] or (sums[b] == sums[q] and b < q):
+                        best[p] = b
+                for i in range(n):  # visited: an element not inside an element below the threshold
+                    p = parent[i]
+                    below[i] = (not is_text[i] and density[i] < threshold) or (p >= 0 and below[p])
+                    if not is_text[i] and not below[i] and best[i] >= 0:
+                        root[best[i]] = 1
+            for i in range(n):  # roots on the path down from <body>, this one included
+                p = parent[i]
+                cover[i] = (cover[p] if p >= 0 else 0) + root[i]
+            for i in range(n):  # the content blocks: roots not nested in another root
+                root[i] = root[i] and cover[i] == 1
+                blocks += root[i]
+            for i in range(n):  # weak block-level children of a root and their subtrees
+                p = parent[i]
+                below[i] = 0
+                if prune_ratio > 0 and p >= 0 and root[p] and is_block[i] and density[i] < prune_ratio * density[p]:
+                    below[i] = 1
+                    pruned += 1
+                if p >= 0 and below[p]:
+                    below[i] = 1
+            for i in range(n - 1, -1, -1):  # a content root in the subtree (the node included)
+                rooted[i] = rooted[i] or root[i]
+                p = parent[i]
+                if p >= 0 and rooted[i]:
+                    rooted[p] = 1
+            for i in range(n):
+                p = parent[i]
+                if is_text[i]:
+                    text_mask[i] = cover[i] > 0 and not below[i]
+                    if keep_path_text and p >= 0 and rooted[p] and cover[p] == 0:
+                        text_mask[i] = 1
+    finally:
+        free(work)
+        free(best)
+        free(cover)
+    return mask_out, threshold, target, blocks, pruned

@@ -21,7 +21,9 @@ _reason = ""
 _FUNCTIONS = (
     "bind", "walk", "attribute_keys", "set_keywords", "tree_scores", "or_down", "nearest_marked", "within",
     "block_texts", "word_hits", "text_shape", "text_counts", "nesting_within",
-    "remove_unseen", "find_all", "key_groups", "repeated_siblings",
+    "remove_unseen", "find_all", "key_groups", "repeated_siblings", "block_columns", "smooth_columns",
+    "window_columns", "cetd_counts", "children_sum", "subtree_argmax",
+    "coreex_pass", "density_sum_select",
 )  # fmt: skip
 
 

@@ -323,3 +323,144 @@ def test_repeated_siblings_and_templates_of_the_compiled_pass_equal_the_sorting_
         assert same_partition(fast[1], slow[1])
         repeated_pages += bool((fast[0] > 1).any())
     assert repeated_pages >= 2
+
+
+def real_pages(count: int) -> list[bytes]:
+    """The tricky page and the first ``count`` scrapinghub pages (when ../shared is present)."""
+    pages = [TRICKY.encode()]
+    if (SHARED / "scrapinghub").exists():
+        pages += [p.html for p in load_gold(SHARED / "scrapinghub")][:count]
+    return pages
+
+
+#: The columns the compiled pass computes with sums in another order (Gaussian smoothing).
+SMOOTHED = ("ttr_smooth", "ttr_derivative", "ccb_blur", "ccb_blur_wide")
+
+
+def test_block_columns_of_the_compiled_pass_equal_numpy():
+    """The feature matrix written by the compiled block pass equals the numpy code's: bit for bit
+    except the Gaussian smoothing's columns (and their neighbour copies), equal to 1e-12."""
+    from contentx_udf.methods import block_features as bf
+    from contentx_udf.methods.blocks import content_document
+    from contentx_udf.page.document import Document
+
+    smoothed = [i for i, name in enumerate(bf.FEATURE_NAMES) if name.split("@")[0] in SMOOTHED]
+    exact = np.setdiff1d(np.arange(len(bf.FEATURE_NAMES)), smoothed)
+    checked = with_h1 = 0
+    for page in real_pages(60):
+        matrices = []
+        for enabled in (False, True):
+            with compiled_passes(enabled):
+                view, from_noscript = content_document(Document.parse(page))
+                matrices.append(bf.block_features(view, noscript_view=from_noscript).matrix)
+        slow, fast = matrices
+        assert slow.shape == fast.shape
+        assert np.array_equal(slow[:, exact], fast[:, exact])
+        assert np.allclose(slow[:, smoothed], fast[:, smoothed], rtol=0.0, atol=1e-12)
+        checked += slow.shape[0] > 1
+        with_h1 += bool(slow[:, bf.FEATURE_NAMES.index("before_h1")].any())
+    assert checked >= min(len(real_pages(60)), 20) - 1
+    if len(real_pages(60)) > 1:
+        assert with_h1 >= 5
+
+
+def test_cetd_counts_sums_and_selection_of_the_compiled_passes_equal_numpy():
+    """CETD's node counts, DensitySum and CECTD-DS selection, and the subtree argmax on values
+    with many ties and with a floor, equal with and without the compiled passes."""
+    from contentx_udf.methods import cetd
+    from contentx_udf.page.document import Document
+    from contentx_udf.settings import DEFAULTS
+
+    rng = np.random.default_rng(27)
+    for page in real_pages(40):
+        dom = Document.parse(page).dom
+        if dom.size == 0:
+            continue
+        results = []
+        for enabled in (False, True):
+            with compiled_passes(enabled):
+                for flag in (True, False):
+                    counts = cetd._node_counts(dom, flag)
+                    results.append([counts.chars, counts.tags, counts.link_chars, counts.link_tags])
+                density = cetd.composite_text_density(
+                    counts.chars, counts.tags, counts.link_chars, counts.link_tags, counts.body_link_ratio
+                )
+                sums = cetd.density_sum(dom, density, counts.is_element)
+                params = DEFAULTS["cectd-ds"]
+                selection = cetd.extract_by_density_sum(
+                    dom, density, sums, counts.is_element, block_min_sum_ratio=params["block_min_sum_ratio"],
+                    prune_ratio=params["prune_ratio"],
+                )  # fmt: skip
+                for variant in ({"multiple_blocks": False}, {"keep_path_text": False}, {"lambda_": 0.5}):
+                    other = cetd.extract_by_density_sum(dom, density, sums, counts.is_element, **variant)
+                    results.append([other.text_mask, np.array([other.target, other.threshold, other.blocks])])
+                tied = rng.integers(0, 4, dom.size).astype(np.float64)  # (the same draws both times)
+                tied[rng.random(dom.size) < 0.2] = -np.inf
+                nodes = np.arange(dom.size)
+                results.append(
+                    [
+                        sums,
+                        selection.text_mask,
+                        np.array([selection.target, selection.threshold, selection.blocks, selection.pruned]),
+                        cetd.subtree_argmax(dom, sums, nodes),
+                        cetd.subtree_argmax(dom, tied, nodes),
+                        cetd.subtree_argmax(dom, tied, nodes, floor=3.0),
+                    ]
+                )
+            rng = np.random.default_rng(27)  # the second path draws the same values
+        half = len(results) // 2
+        for slow, fast in zip(results[:half], results[half:], strict=True):
+            for a, b in zip(slow, fast, strict=True):
+                assert np.array_equal(a, b)
+
+
+def test_tree_scores_of_the_compiled_inference_equal_numpy_bit_for_bit():
+    """The block model's and the page-type classifier's scores of real pages' rows, and of rows
+    whose values sit exactly on the split borders (``x > border`` is false there), are the same
+    floats with and without the compiled inference."""
+    from contentx_udf.methods.block_features import block_features, page_features
+    from contentx_udf.methods.blocks import content_document
+    from contentx_udf.methods.combined import model_for
+    from contentx_udf.page.document import Document
+    from contentx_udf.settings import resolve_params
+
+    model = model_for(resolve_params("combined", {}))
+    matrices = []
+    for page in real_pages(30):
+        view, from_noscript = content_document(Document.parse(page))
+        matrix = block_features(view, noscript_view=from_noscript).matrix
+        if matrix.shape[0]:
+            matrices.append(matrix)
+    on_borders = np.zeros((5, matrices[0].shape[1]))
+    on_borders[:, model.split_feature[:, 0]] = model.split_border[:, 0]
+    matrices.append(on_borders)
+    for matrix in matrices:
+        with compiled_passes(False):
+            slow = (model.raw_scores(matrix), model.page_types.raw_scores(page_features(matrix)[None]))
+        fast = (model.raw_scores(matrix), model.page_types.raw_scores(page_features(matrix)[None]))
+        assert slow[0].shape == (matrix.shape[0],) and slow[1].shape == (1, len(model.page_types.classes))
+        assert np.array_equal(slow[0], fast[0]) and np.array_equal(slow[1], fast[1])
+
+
+def test_coreex_counts_and_scores_of_the_compiled_pass_equal_numpy():
+    """CoreEx's counts, set sums and scores (with and without ignoring form elements) are the same
+    arrays, dtypes included, with and without the compiled pass."""
+    from contentx_udf.methods.coreex import coreex_analysis
+    from contentx_udf.page.document import Document
+    from contentx_udf.settings import DEFAULTS
+
+    scored = 0
+    for page in real_pages(40):
+        html = page.decode("utf-8", "replace")
+        for ignore_form_tags in (True, False):
+            params = {**DEFAULTS["coreex"], "ignore_form_tags": ignore_form_tags}
+            results = []
+            for enabled in (False, True):
+                with compiled_passes(enabled):
+                    counts, *scores = coreex_analysis(Document.parse(html).dom, params)
+                arrays = (counts.text_cnt, counts.link_cnt, counts.counted, counts.is_link, counts.ignored)
+                results.append([*arrays, *scores])
+            for slow, fast in zip(*results, strict=True):
+                assert slow.dtype == fast.dtype and np.array_equal(slow, fast)
+            scored += bool(np.isfinite(results[0][5]).any())
+    assert scored >= 2
