@@ -89,6 +89,9 @@ PASS_COUNTS = ("emails_masked", "ips_masked", "c4_lines_removed")
 #: Characters of a dropped document's text shown as the report's example of its filter.
 EXCERPT_CHARS = 200
 STAGING = "_staging"
+#: Rows per Arrow batch over the signals (numbers only, about 60 columns: a few MB a batch), where
+#: numpy's cost per batch, not per row, dominates (the sensitivity table, select's verdicts).
+SIGNALS_BATCH_ROWS = 10_000
 #: Rows per Arrow batch of the pass: the quality filters pay about 11 ms per batch (pyarrow
 #: compiles their regexes on every call), 0.01 ms per document at 1,024.
 ARROW_BATCH_ROWS = 1024
@@ -522,7 +525,8 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
     if signals is not None:
         from .signals import sensitivity
 
-        sensitive = sensitivity(signals, config.quality)
+        with _arrow_batch_rows(spark, SIGNALS_BATCH_ROWS):
+            sensitive = sensitivity(signals, config.quality)
         say("sensitivity counted")
     kept_df = spark.read.parquet(documents_dir)
     # one aggregation of the kept documents: per language, length bin and duplicate count

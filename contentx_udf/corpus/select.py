@@ -37,7 +37,16 @@ import pyarrow as pa  # the Arrow UDF's type hints name it
 from ..errors import UserError, job_main
 from ..spark.worker_env import check_java, spark_session
 from .config import CorpusConfig, config_from_argv
-from .job import STAGING, Finish, _checkpointer, _progress, finish, prepare_output
+from .job import (
+    SIGNALS_BATCH_ROWS,
+    STAGING,
+    Finish,
+    _arrow_batch_rows,
+    _checkpointer,
+    _progress,
+    finish,
+    prepare_output,
+)
 from .per_document import minhash_columns
 from .quality.settings import PRESETS
 from .quality.signals import SIGNALS, changed_measure_keys, judge
@@ -321,7 +330,8 @@ def run(args: argparse.Namespace, spark, progress: bool = False) -> dict[str, An
     table, signals, texts = pass_table(spark, source, wanted, args.where)
     say("re-cut planned")
     staged = store.uri(*run_dir, "pass")
-    table.write.parquet(staged)
+    with _arrow_batch_rows(spark, SIGNALS_BATCH_ROWS):
+        table.write.parquet(staged)
     say("verdicts read from the signals")
     table, newly = with_fresh_bands(spark, spark.read.parquet(staged), texts, wanted, store, run_dir)
     say("band hashes of the documents newly kept" + (" computed" if newly else ": none"))
