@@ -15,7 +15,8 @@ Output (``--output DIR``)::
     DIR/_report.json          counts per filter, languages, lengths, hosts, cluster sizes
     DIR/report.md             the same for people, with DIR/plots/*.png
     DIR/signals/*.parquet     with --signals: every document's quality measures (:mod:`.signals`)
-    DIR/texts/*.parquet       with --signals: every filtered document's text as if kept (``select``)
+    DIR/texts/*.parquet       with --signals: the staged first pass, every filtered document's
+                              text as if kept (``select``)
     DIR/_SUCCESS              written last: the corpus is complete (readers check it)
 
 Commit: everything is first written under ``DIR/_staging/<run>/`` (the first pass's table, the
@@ -43,7 +44,7 @@ from ..spark.output import OutputStore
 from ..spark.worker_env import check_java, spark_session
 from .by_language import KEPT, check_totals, per_language, reason_counts
 from .config import CorpusConfig, build_config, build_parser
-from .dedup import NearSettings, decide, preference
+from .dedup import NearSettings, decide, preference, reuse_clusters
 from .filters import FILTERS, with_drop_reason
 from .line_dedup import LinePlan
 from .line_dedup import plan as line_plan
@@ -88,6 +89,9 @@ PASS_COUNTS = ("emails_masked", "ips_masked", "c4_lines_removed")
 #: Characters of a dropped document's text shown as the report's example of its filter.
 EXCERPT_CHARS = 200
 STAGING = "_staging"
+#: Rows per Arrow batch over the signals (numbers only, about 60 columns: a few MB a batch), where
+#: numpy's cost per batch, not per row, dominates (the sensitivity table, select's verdicts).
+SIGNALS_BATCH_ROWS = 10_000
 #: Rows per Arrow batch of the pass: the quality filters pay about 11 ms per batch (pyarrow
 #: compiles their regexes on every call), 0.01 ms per document at 1,024.
 ARROW_BATCH_ROWS = 1024
@@ -153,10 +157,13 @@ def first_pass(rows, config: CorpusConfig, settings: PassSettings):
     text = F.coalesce(F.col("r.text"), F.col("text"))
     measured = F.col("r.signals").isNotNull()
     extra = []
+    written = passed
     if settings.signals:  # what `contentx select` needs of every filtered document
+        # the text as if kept, of every measured document: the staged pass becomes DIR/texts/
+        written = passed | measured
         extra = [
             F.col("r.signals").alias("signals"),
-            F.when(measured, text).alias("kept_text"),
+            F.when(measured, F.length(text)).alias("kept_length"),
             F.col("text_length").alias("input_length"),
             F.coalesce(F.col("drop"), F.when(F.col("r.drop") == "line_dedup", F.col("r.drop"))).alias(
                 "column_drop"
@@ -174,7 +181,7 @@ def first_pass(rows, config: CorpusConfig, settings: PassSettings):
         "language",
         "language_score",
         "title",
-        F.when(passed, text).alias("text"),
+        F.when(written, text).alias("text"),
         F.when(passed, F.length(text)).otherwise(F.col("text_length")).alias("text_length"),
         F.coalesce(F.col("r.text_hash"), F.col("text_hash")).alias("text_hash"),
         "warc_filename",
@@ -284,15 +291,18 @@ def _checkpointer(spark, store: OutputStore, run_dir: tuple[str, ...]):
     return lambda df: df.checkpoint(eager=True)
 
 
-def _commit(store: OutputStore, run_dir: tuple[str, ...], report: dict[str, Any]) -> dict[str, Any]:
-    """Move the staged documents into place, write the report, then ``_SUCCESS`` (last)."""
+def _commit(
+    store: OutputStore, run_dir: tuple[str, ...], report: dict[str, Any], signals: bool = False
+) -> dict[str, Any]:
+    """Move the staged documents into place (with ``signals``: the signals, and the staged first
+    pass as ``texts/``), write the report, then ``_SUCCESS`` (last)."""
     for entry in (SUCCESS, *CORPUS_ENTRIES):  # _SUCCESS first: from here on the old corpus is not whole
         if store.exists(entry):
             store.delete(entry)
     store.rename((*run_dir, "documents"), ("documents",))
-    for extra in ("signals", "texts"):
-        if store.exists(*run_dir, extra):
-            store.rename((*run_dir, extra), (extra,))
+    if signals:
+        store.rename((*run_dir, "signals"), ("signals",))
+        store.rename((*run_dir, "pass"), ("texts",))  # every measured document's text, as if kept
     report = write_report(report, store)
     store.write_text(
         json.dumps({"format": CORPUS_FORMAT, "kept": report["kept"], "finished": report["finished"]}),
@@ -407,8 +417,12 @@ class Finish:
     report: dict[str, Any] = field(default_factory=dict)
     #: the signals table the sensitivity table reads (``select``; a ``--signals`` build reads its own)
     signals: Any = None
-    #: ``(doc_id, text)`` of the documents when ``table`` holds no text (``select``)
+    #: the build's ``texts/`` when ``table`` holds no text (``select``)
     texts: Any = None
+    #: the build's dedup outcomes ``(doc_id, outcome, cluster, cluster_size)`` of the documents it
+    #: passed, when every document of ``table`` that passes is among them (``select``): its
+    #: clusters are reused (:func:`.dedup.reuse_clusters`)
+    built: Any = None
 
 
 def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, ...], table, f: Finish):
@@ -420,15 +434,44 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
     checkpoint, say, started, against = f.checkpoint, f.say, f.started, f.against
     notes, minhash, lines = f.notes, f.minhash, f.lines
 
-    by_reason = {
-        r["drop"]: (r["count"], r["example"])
-        for r in table.groupBy("drop")
+    # one aggregation of the pass: counts per filter and rule, an example of each, the pass's sums
+    groups = (
+        table.groupBy("drop", "rule")
         .agg(
             F.count("*").alias("count"),
-            F.min_by(F.struct("url", "excerpt"), "doc_id").alias("example"),
+            F.min_by(F.struct("url", "excerpt", "doc_id"), "doc_id").alias("example"),
+            *(F.sum(c).alias(c) for c in PASS_COUNTS),
         )
         .collect()
-    }
+    )
+    by_reason: dict[Any, tuple[int, Any]] = {}
+    for g in groups:
+        count, example = by_reason.get(g["drop"], (0, None))
+        if example is None or g["example"]["doc_id"] < example["doc_id"]:
+            example = g["example"]
+        by_reason[g["drop"]] = (count + g["count"], example)
+    rules = sorted(
+        (g for g in groups if g["rule"] is not None), key=lambda g: (g["drop"] or "", -g["count"], g["rule"])
+    )
+    masked = {c: sum(int(g[c] or 0) for g in groups) for c in PASS_COUNTS}
+    if f.texts is not None:  # select: the excerpts of documents the build kept are read from texts/
+        missing = [ex["doc_id"] for name, (_, ex) in by_reason.items() if name and ex["excerpt"] is None]
+        found = (
+            {
+                r["doc_id"]: r["excerpt"]
+                for r in f.texts.where(F.col("doc_id").isin(missing))
+                .select("doc_id", F.substring("text", 1, EXCERPT_CHARS).alias("excerpt"))
+                .collect()
+            }
+            if missing
+            else {}
+        )
+        by_reason = {
+            name: (count, {"url": ex["url"], "excerpt": ex["excerpt"] or found.get(ex["doc_id"])})
+            if ex is not None
+            else (count, ex)
+            for name, (count, ex) in by_reason.items()
+        }
     input_rows = sum(count for count, _ in by_reason.values())
     passed_count = by_reason.get(None, (0, None))[0]
     line_step = ("line_dedup",) if config.line_dedup else ()
@@ -452,7 +495,10 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
     else:
         near = config.dedup == "near"
         near_settings = NearSettings(config.near_threshold, config.verify_edges) if near else None
-        kept_ids, outcome_rows, per_document = decide(passing, against, near_settings, checkpoint)
+        if f.built is not None:  # select, no document the build's filters dropped: its clusters reused
+            kept_ids, outcome_rows, per_document = reuse_clusters(passing, f.built, near_settings, checkpoint)
+        else:
+            kept_ids, outcome_rows, per_document = decide(passing, against, near_settings, checkpoint)
         outcomes = {r["outcome"]: int(r["documents"] or 0) for r in outcome_rows.collect()}
     for name in ("exact_duplicate", "near_duplicate", "seen_before"):
         dropped[name] = outcomes.get(name, 0)
@@ -463,8 +509,10 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
 
     documents_dir = store.uri(*run_dir, "documents")
     written = passing.join(kept_ids, "doc_id")
-    if f.texts is not None:  # select: the texts join the kept documents only
-        written = written.drop("text").join(f.texts, "doc_id")
+    if f.texts is not None:  # select: the kept documents read from the build's texts/
+        from .signals import documents_from_texts
+
+        written = documents_from_texts(written, f.texts, DOCUMENT_COLUMNS)
     written.select(*DOCUMENT_COLUMNS).write.parquet(documents_dir)
     say("documents written")
     if config.signals:
@@ -477,14 +525,31 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
     if signals is not None:
         from .signals import sensitivity
 
-        sensitive = sensitivity(signals, config.quality)
+        with _arrow_batch_rows(spark, SIGNALS_BATCH_ROWS):
+            sensitive = sensitivity(signals, config.quality)
+        say("sensitivity counted")
     kept_df = spark.read.parquet(documents_dir)
-    languages = [
-        {"language": r["language"], "documents": r["documents"], "characters": int(r["characters"] or 0)}
-        for r in kept_df.groupBy("language")
+    # one aggregation of the kept documents: per language, length bin and duplicate count
+    kept_groups = (
+        kept_df.groupBy("language", _length_bin().alias("bin"), "duplicate_count")
         .agg(F.count("*").alias("documents"), F.sum("text_length").alias("characters"))
-        .orderBy(F.desc("documents"), "language")
         .collect()
+    )
+    per_lang: dict[Any, list[int]] = {}
+    hist_counts: dict[str, int] = {}
+    size_counts: dict[int, int] = {}
+    for g in kept_groups:
+        entry = per_lang.setdefault(g["language"], [0, 0])
+        entry[0] += g["documents"]
+        entry[1] += int(g["characters"] or 0)
+        hist_counts[g["bin"]] = hist_counts.get(g["bin"], 0) + g["documents"]
+        size = int(g["duplicate_count"])
+        size_counts[size] = size_counts.get(size, 0) + g["documents"]
+    languages = [
+        {"language": language, "documents": documents, "characters": characters}
+        for language, (documents, characters) in sorted(
+            per_lang.items(), key=lambda item: (-item[1][0], item[0] is not None, item[0] or "")
+        )
     ]
     kept = sum(x["documents"] for x in languages)
     by_language = per_language(
@@ -492,23 +557,8 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
         dropped,
         {x["language"]: x["characters"] for x in languages},
     )
-    hist_counts = {
-        r["bin"]: r["count"] for r in kept_df.groupBy(_length_bin().alias("bin")).count().collect()
-    }
     hosts = kept_df.groupBy("host").count().orderBy(F.desc("count"), "host").limit(TOP_HOSTS).collect()
-    sizes = kept_df.groupBy("duplicate_count").count().orderBy("duplicate_count").collect()
-    rules = (
-        table.where(F.col("rule").isNotNull())
-        .groupBy("drop", "rule")
-        .count()
-        .orderBy("drop", F.desc("count"), "rule")
-        .collect()
-    )
-    masked = table.agg(
-        F.sum("emails_masked").alias("emails"),
-        F.sum("ips_masked").alias("ips"),
-        F.sum("c4_lines_removed").alias("c4"),
-    ).first()
+    say("report counted")
     line_report = None
     if lines is not None:
         line_report = {
@@ -533,15 +583,15 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
         "examples": examples,
         "kept": kept,
         "kept_characters": sum(x["characters"] for x in languages),
-        "pii_masked": {"emails": int(masked["emails"] or 0), "ips": int(masked["ips"] or 0)},
-        "c4_lines_removed": int(masked["c4"] or 0),
+        "pii_masked": {"emails": masked["emails_masked"], "ips": masked["ips_masked"]},
+        "c4_lines_removed": masked["c4_lines_removed"],
         "line_dedup": line_report,
         "sensitivity": sensitive,
         "languages": languages,
         "by_language": by_language,
         "text_length_histogram": {label: hist_counts.get(label, 0) for label in length_bin_labels()},
         "top_hosts": [{"host": r["host"], "documents": r["count"]} for r in hosts],
-        "cluster_sizes": {int(r["duplicate_count"]): r["count"] for r in sizes},
+        "cluster_sizes": dict(sorted(size_counts.items())),
         "damaged_files": f.damaged,
         "notes": notes,
         "elapsed_seconds": round(elapsed, 2),
@@ -552,7 +602,9 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
     if input_rows != kept + sum(dropped.values()):  # the counts are the report's promise
         raise RuntimeError(f"counts do not add up: {input_rows} rows, {kept} kept, dropped {dropped}")
     check_totals(by_language, input_rows, kept, dropped)
-    return _commit(store, run_dir, report)
+    report = _commit(store, run_dir, report, config.signals)
+    say("committed (report and plots written)")
+    return report
 
 
 def main(argv: Sequence[str] | None = None) -> int:

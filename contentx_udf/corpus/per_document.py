@@ -11,8 +11,9 @@ any is on), which may drop it or edit its text
 (:mod:`.minhash`), and when near-duplicate edges are verified, a compact signature
 (:func:`sketch`).  Documents already dropped by a column filter are passed over.  With
 ``--signals`` (:attr:`PassSettings.signals`) every filter measures every document (the
-``signals`` struct) and the text, hash and band hashes are given for every document filtered, as
-if kept (what ``contentx select`` writes when a re-cut keeps it).
+``signals`` struct) and the text and hash are given for every document filtered, as if kept (what
+``contentx select`` writes when a re-cut keeps it); band hashes stay those of the documents the
+build's filters keep (``select`` computes them for the documents a re-cut newly keeps).
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ class PassSettings:
     lines: LineSettings | None = None
     frequent: np.ndarray | None = None
     #: ``--signals``: every filter measures every document (the ``signals`` struct), and the text,
-    #: hash, band hashes and PII counts are given for every document filtered, as if kept
+    #: hash and PII counts are given for every document filtered, as if kept (band hashes: only
+    #: for the documents the filters keep)
     signals: bool = False
 
 
@@ -109,6 +111,22 @@ def _scatter(values: pa.Array, index: np.ndarray, n: int, type_: pa.DataType = _
     mapping[index] = np.arange(len(values))
     values = values.cast(type_)
     return pa.concat_arrays([values, pa.nulls(1, type=type_)]).take(pa.array(mapping))
+
+
+def minhash_columns(texts: pa.Array, params: MinHashParams, with_sketch: bool) -> tuple[pa.Array, pa.Array]:
+    """``(bands, sketch)`` of each text (:mod:`.minhash`): null bands for a text shorter than a
+    shingle, null sketches unless ``with_sketch``."""
+    n = len(texts)
+    words = word_hashes(texts, params.seed, params.words)
+    shingles = shingle_hashes(words, params.shingle_words, params.seed)
+    sigs = signatures(shingles, params.num_perm, params.seed)
+    present = has_signature(shingles)
+    bands = _list_array(band_hashes(sigs, params.bands, params.rows, params.seed), present)
+    sketches = pa.nulls(n, type=pa.binary())
+    if with_sketch:
+        signed = np.flatnonzero(present)
+        sketches = _scatter(pa.array(sketch(sigs[signed]), type=pa.binary()), signed, n, pa.binary())
+    return bands, sketches
 
 
 def document_batch(
@@ -185,23 +203,15 @@ def document_batch(
             new_text = _scatter(values, index[edited], n)
             hashes = pa.array([text_hash(t) for t in values.to_pylist()], type=pa.string())
             new_hash = _scatter(hashes, index[edited], n)
-        final_texts, final_index = result.text.filter(pa.array(kept)), index[kept]
+        # band hashes for the documents the build keeps only: `select` computes those of the
+        # documents a re-cut newly keeps (few) itself
+        final_texts, final_index = result.text.filter(pa.array(result.kept)), index[result.kept]
     bands = pa.nulls(n, type=pa.list_(pa.int64()))
     sketches = pa.nulls(n, type=pa.binary())
-    params = settings.minhash
-    if params is not None and len(final_index):
-        words = word_hashes(final_texts, params.seed, params.words)
-        shingles = shingle_hashes(words, params.shingle_words, params.seed)
-        sigs = signatures(shingles, params.num_perm, params.seed)
-        present = np.zeros(n, dtype=bool)
-        present[final_index] = has_signature(shingles)
-        full = np.zeros((n, params.bands), dtype=np.int64)
-        full[final_index] = band_hashes(sigs, params.bands, params.rows, params.seed)
-        bands = _list_array(full, present)
-        if settings.sketch:
-            signed = has_signature(shingles)
-            cut = pa.array(sketch(sigs[signed]), type=pa.binary())
-            sketches = _scatter(cut, final_index[signed], n, pa.binary())
+    if settings.minhash is not None and len(final_index):
+        some_bands, some_sketches = minhash_columns(final_texts, settings.minhash, settings.sketch)
+        bands = _scatter(some_bands, final_index, n, bands.type)
+        sketches = _scatter(some_sketches, final_index, n, pa.binary())
     return pa.StructArray.from_arrays(
         [
             drop,

@@ -7,10 +7,15 @@ build this re-cut stands for.  Each document's verdict is read from its signals
 (:func:`.quality.signals.judge`: the filters' own comparisons over the stored counts), an SQL
 ``--where`` over the signals drops more, and the rows are put back together as the build's pass
 table (the texts as the build would write them, their hashes and band hashes from
-``DIR/texts/``).  From there the build's own code runs (:func:`.job.finish`): exact and near
-dedup over the documents selected (the duplicate graph is rebuilt from their band hashes, so a
-cluster keeps its preferred *surviving* member, as a full build does), the documents, the
-report, the commit (staging, ``_SUCCESS`` last).
+``DIR/texts/``, the build's staged first pass; no text is read until the kept documents are
+known).  From there the build's own code runs (:func:`.job.finish`): exact and near dedup over
+the documents selected, so a cluster keeps its preferred *surviving* member, as a full build
+does: when the re-cut keeps only documents the build's filters passed, the build's clusters that
+lost no document are reused as they are and only those that lost one are decided again
+(:func:`.dedup.reuse_clusters`); otherwise the band hashes of the documents the build's filters
+dropped (the build computed none) are computed from their stored texts and the duplicate graph
+is rebuilt over the whole selection.  Then the documents (read from ``texts/`` past the
+broadcast kept rows), the report, the commit (staging, ``_SUCCESS`` last).
 
 A re-cut cannot change what the signals were measured with (:data:`.quality.signals.MEASURE_KEYS`:
 C4's line rules, stop words, PII masking ...), nor let in documents the build's column filters
@@ -27,14 +32,26 @@ from collections.abc import Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import pyarrow as pa  # the Arrow UDF's type hints name it
+
 from ..errors import UserError, job_main
 from ..spark.worker_env import check_java, spark_session
 from .config import CorpusConfig, config_from_argv
-from .job import STAGING, Finish, _checkpointer, _progress, finish, prepare_output
+from .job import (
+    SIGNALS_BATCH_ROWS,
+    STAGING,
+    Finish,
+    _arrow_batch_rows,
+    _checkpointer,
+    _progress,
+    finish,
+    prepare_output,
+)
+from .per_document import minhash_columns
 from .quality.settings import PRESETS
 from .quality.signals import SIGNALS, changed_measure_keys, judge
 from .report import summary_lines
-from .signals import read_build
+from .signals import SIGNALS_FORMAT, TEXT_COLUMNS, read_build
 from .tables import SUCCESS, open_store
 
 #: Build flags a re-cut drops from the build's command line (it sets its own output).
@@ -181,6 +198,7 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
 
     signals = spark.read.parquet(source_store.uri("signals"))
     texts = spark.read.parquet(source_store.uri("texts"))
+    narrow = texts.selectExpr(*(c for c in TEXT_COLUMNS if c != "text"))  # no text read here
     settings = wanted.quality or PRESETS["none"]
     measured = signals.where(F.col("gr_chars").isNotNull()).select(
         "doc_id", "language_score", "profile", *(s.name for s in SIGNALS)
@@ -210,7 +228,8 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
         rule = F.when(drop == "where", F.lit("where")).otherwise(rule)
     rows = rows.withColumn("_drop", drop).withColumn("_rule", rule)
     passed = F.col("_drop").isNull()
-    table = rows.join(texts, "doc_id").select(
+    newly_kept = passed & F.col("drop").isNotNull()  # the build's filters dropped it: no band hashes
+    table = rows.join(narrow, "doc_id").select(
         "doc_id",
         "_input",
         "url",
@@ -230,7 +249,8 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
         "warc_record_length",
         F.col("_drop").alias("drop"),
         F.col("_rule").alias("rule"),
-        F.when(~passed, F.coalesce(F.col("excerpt"), F.substring("text", 1, 200))).alias("excerpt"),
+        # null for a document the build kept: finish reads its example's excerpt from texts/
+        F.when(~passed, F.col("excerpt")).alias("excerpt"),
         "bands",
         "sketch",
         F.when(passed, F.col("emails_masked")).otherwise(0).alias("emails_masked"),
@@ -241,8 +261,47 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
         "lines_removed",
         "line_chars_removed",
         "line_example",
+        newly_kept.alias("_newly_kept"),
     )
-    return table, signals, texts.select("doc_id", "text")
+    return table, signals, texts
+
+
+def _minhash_udf(params, with_sketch: bool):
+    """The band hashes (and sketch) of a text, as the build's pass computes them."""
+    from pyspark.sql.functions import arrow_udf
+
+    @arrow_udf("struct<bands: array<bigint>, sketch: binary>")
+    def fresh(text: pa.Array) -> pa.Array:
+        bands, sketches = minhash_columns(text, params, with_sketch)
+        return pa.StructArray.from_arrays([bands, sketches], names=["bands", "sketch"])
+
+    return fresh
+
+
+def with_fresh_bands(spark, staged, texts, wanted: CorpusConfig, store, run_dir):
+    """The staged pass with the band hashes of the documents the re-cut newly keeps (the build's
+    filters dropped them, so the build computed none): MinHash of those texts only, written
+    beside the pass and joined to it.  Unchanged without near dedup or such documents.  Also
+    whether there are such documents."""
+    from pyspark.sql import functions as F
+
+    if not staged.where("_newly_kept").limit(1).count():
+        return staged, False
+    if wanted.dedup != "near":
+        return staged, True
+    ids = staged.where("_newly_kept").select("doc_id")
+    udf = _minhash_udf(wanted.minhash(), wanted.verify_edges)
+    fresh = ids.join(texts.select("doc_id", "text"), "doc_id").select("doc_id", udf("text").alias("_m"))
+    uri = store.uri(*run_dir, "fresh_bands")
+    m = F.col("_m")
+    fresh.select("doc_id", m["bands"].alias("_bands"), m["sketch"].alias("_sketch")).write.parquet(uri)
+    new = F.col("_newly_kept")
+    return (
+        staged.join(spark.read.parquet(uri), "doc_id", "left")
+        .withColumn("bands", F.when(new, F.col("_bands")).otherwise(F.col("bands")))
+        .withColumn("sketch", F.when(new, F.col("_sketch")).otherwise(F.col("sketch")))
+        .drop("_bands", "_sketch")
+    ), True
 
 
 def run(args: argparse.Namespace, spark, progress: bool = False) -> dict[str, Any]:
@@ -256,6 +315,11 @@ def run(args: argparse.Namespace, spark, progress: bool = False) -> dict[str, An
         raise UserError(
             f"--from {args.source} was built without --signals; rebuild with --signals to re-cut it"
         )
+    if build.get("format") != SIGNALS_FORMAT:
+        raise UserError(
+            f"--from {args.source} has signals of another version (format {build.get('format')}); "
+            "rebuild it with --signals"
+        )
     built, wanted = configs(build["argv"], args)
     check(built, wanted)
     if open_store(spark, args.output, "--output").uri() == source.uri():
@@ -264,9 +328,15 @@ def run(args: argparse.Namespace, spark, progress: bool = False) -> dict[str, An
     run_dir = (STAGING, time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:8])
     checkpoint = _checkpointer(spark, store, run_dir)
     table, signals, texts = pass_table(spark, source, wanted, args.where)
+    say("re-cut planned")
     staged = store.uri(*run_dir, "pass")
-    table.write.parquet(staged)
+    with _arrow_batch_rows(spark, SIGNALS_BATCH_ROWS):
+        table.write.parquet(staged)
     say("verdicts read from the signals")
+    table, newly = with_fresh_bands(spark, spark.read.parquet(staged), texts, wanted, store, run_dir)
+    say("band hashes of the documents newly kept" + (" computed" if newly else ": none"))
+    # only documents the build passed: its clusters are reused where the selection left them whole
+    built = None if newly else signals.where("outcome is not null")
     minhash = wanted.minhash() if wanted.dedup == "near" else None
     extra = {"selected_from": args.source, "where": args.where}
     return finish(
@@ -274,8 +344,10 @@ def run(args: argparse.Namespace, spark, progress: bool = False) -> dict[str, An
         wanted,
         store,
         run_dir,
-        spark.read.parquet(staged),
-        Finish(checkpoint, say, started, minhash=minhash, report=extra, signals=signals, texts=texts),
+        table,
+        Finish(
+            checkpoint, say, started, minhash=minhash, report=extra, signals=signals, texts=texts, built=built
+        ),
     )
 
 

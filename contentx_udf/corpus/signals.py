@@ -2,12 +2,13 @@
 
 ``DIR/signals/`` has one row per input document of the chosen method (:data:`IDENTITY`,
 the measures of :data:`.quality.signals.SIGNALS`, :data:`OUTCOME`): numbers, a few short
-strings (Parquet dictionary-encodes them) and no text.  ``DIR/texts/`` has, for the same rows,
-what ``contentx select`` needs to write a document the build's filters dropped: its text as the
-build would have written it (after line dedup, C4's line edits and PII masking), its MinHash
-band hashes and the few columns of the document table the signals do not hold.  Both are staged
-with the corpus and committed with it (:mod:`.job`); ``signals/_build.json`` keeps the build's
-command line.
+strings (Parquet dictionary-encodes them) and no text.  ``DIR/texts/`` is the build's staged
+first pass, committed as it is: for the same rows, what ``contentx select`` needs to write a
+document the build's filters dropped: its text as the build would have written it (after line
+dedup, C4's line edits and PII masking), the MinHash band hashes of the documents the build's
+filters kept, and the few columns of the document table the signals do not hold.  Both are
+staged with the corpus and committed with it (:mod:`.job`); ``signals/_build.json`` keeps the
+build's command line.
 
 :func:`sensitivity` counts, for each rule with a threshold, the documents it alone drops at a
 few thresholds around the chosen one, in one aggregation over the signals.
@@ -20,11 +21,12 @@ from typing import Any
 
 from ..spark.output import OutputStore
 from .quality.signals import SIGNALS
-from .quality.verdicts import ratio  # noqa: F401  (the rules' ratio; :func:`_ratio` is its SQL twin)
+from .quality.verdicts import ratio  # noqa: F401  (the rules' ratio; :func:`failing_counts` follows it)
 
 #: The build's command line, beside the signals.
 BUILD_FILE = "_build.json"
-SIGNALS_FORMAT = 1
+#: 2: ``texts/`` is the staged first pass (every document column; band hashes of the kept only)
+SIGNALS_FORMAT = 2
 
 #: ``(column, SQL expression over the pass table, what it is)`` of the identity columns.
 IDENTITY: tuple[tuple[str, str, str], ...] = (
@@ -38,7 +40,7 @@ IDENTITY: tuple[tuple[str, str, str], ...] = (
     ("input_length", "cast(input_length as int)", "characters of the extracted text"),
     (
         "text_length",
-        "cast(coalesce(length(kept_text), input_length) as int)",
+        "cast(coalesce(kept_length, input_length) as int)",
         "characters of the text as written if kept (after line dedup, C4, PII)",
     ),
     ("lines_removed", "lines_removed", "lines --line-dedup removed (repeated across the crawl)"),
@@ -65,13 +67,15 @@ OUTCOME: tuple[tuple[str, str, str], ...] = (
     ("rule", "rule", "that filter's rule"),
     ("outcome", "outcome", "dedup: kept, exact_duplicate, near_duplicate, seen_before (null: dropped)"),
 )
-#: Columns of ``DIR/texts/`` (SQL expressions over the pass table).
+#: Columns of ``DIR/texts/`` that ``contentx select`` reads (the staged first pass of the build,
+#: :func:`.job.first_pass`, committed as it is: ``text`` is every measured document's text as if
+#: kept; ``bands`` those of the documents the build's filters kept).
 TEXT_COLUMNS = (
     "doc_id",
     "_input",
     "fetch_time",
     "title",
-    "kept_text as text",
+    "text",
     "bands",
     "sketch",
     "warc_record_length",
@@ -80,6 +84,30 @@ TEXT_COLUMNS = (
     "excerpt",
     "cast(c4_removed as int) as c4_removed",
 )
+
+
+def documents_from_texts(kept, texts, columns):
+    """The documents a re-cut keeps, read from the build's ``texts/`` (its staged first pass, which
+    has every column of the document table): ``kept`` (``doc_id, duplicate_count, text_length,
+    bands, _newly_kept``, one row per kept document) is broadcast and ``texts/`` streams past it,
+    so no text is shuffled.  ``text_length`` is the text's as kept; ``bands`` those ``select``
+    computed for the documents the build's filters dropped (``_newly_kept``), else the build's."""
+    from pyspark.sql import functions as F
+
+    new = F.col("_newly_kept")
+    small = kept.select(
+        "doc_id",
+        "duplicate_count",
+        F.col("text_length").alias("_length"),
+        F.when(new, F.col("bands")).alias("_bands"),
+        new,
+    )
+    joined = texts.join(F.broadcast(small), "doc_id")
+    replaced = {
+        "text_length": F.col("_length").alias("text_length"),
+        "bands": F.when(new, F.col("_bands")).otherwise(F.col("bands")).alias("bands"),
+    }
+    return joined.select(*(replaced.get(c, F.col(c)) for c in columns))
 
 
 def signal_columns() -> list[str]:
@@ -93,12 +121,12 @@ def signal_columns() -> list[str]:
 
 
 def write_signals(table, per_document, store: OutputStore, run_dir: tuple[str, ...], argv) -> None:
-    """Write ``signals/`` and ``texts/`` under ``run_dir`` (staged) from the pass ``table`` and the
-    dedup ``per_document`` outcomes (``doc_id, outcome, cluster, cluster_size``)."""
+    """Write ``signals/`` under ``run_dir`` (staged) from the pass ``table`` and the dedup
+    ``per_document`` outcomes (``doc_id, outcome, cluster, cluster_size``).  ``texts/`` is the
+    staged pass itself, moved into place at commit (:func:`.job._commit`): no text is written twice."""
     outcomes = per_document.select("doc_id", "outcome", "cluster", "cluster_size")
     joined = table.join(outcomes, "doc_id", "left")
     joined.selectExpr(*signal_columns()).write.parquet(store.uri(*run_dir, "signals"))
-    table.selectExpr(*TEXT_COLUMNS).write.parquet(store.uri(*run_dir, "texts"))
     store.write_text(
         json.dumps({"format": SIGNALS_FORMAT, "argv": list(argv)}), *run_dir, "signals", BUILD_FILE
     )
@@ -185,36 +213,83 @@ def sensitivity_plan(settings) -> list[tuple[str, str, float, float]]:
     return plan
 
 
+def failing_counts(batch, plan, exclude_zero: bool) -> list[int]:
+    """For each ``plan`` entry (:func:`sensitivity_plan`), the documents of an Arrow ``batch`` of
+    measured signals that rule fails at that threshold (numpy over the batch; SQL's null rules:
+    a comparison with a null measure fails nothing; ratios as :func:`.quality.verdicts.ratio`:
+    0/0 = 0, x/0 = +inf)."""
+    import numpy as np
+
+    specs = {(f, r): (num, den, op, words) for f, r, num, den, op, words in SENSITIVITY_RULES}
+    cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def column(name: str) -> tuple[np.ndarray, np.ndarray]:
+        if name not in cache:
+            a = batch.column(name)
+            valid = a.is_valid().to_numpy(zero_copy_only=False)
+            cache[name] = (a.fill_null(0).to_numpy(zero_copy_only=False).astype(np.float64), valid)
+        return cache[name]
+
+    spaced = ~batch.column("no_space").fill_null(False).to_numpy(zero_copy_only=False).astype(bool)
+    counts = []
+    for filter_name, rule, _, value in plan:
+        num, den, op, words = specs[(filter_name, rule)]
+        n, n_ok = column(num)
+        if den is None:
+            x, x_ok = n, n_ok
+        else:
+            d, d_ok = column(den)
+            positive = d_ok & (d > 0)
+            x = np.where(positive, n / np.where(positive, d, 1.0), np.where(n_ok & (n > 0), np.inf, 0.0))
+            x_ok = np.where(positive, n_ok, True)
+        fails = x_ok & ((x > value) if op == ">" else (x < value))
+        if rule == "min_stop_words":
+            fails &= n_ok & (n >= 0)
+        if rule == "min_line_punct_ratio" and exclude_zero:
+            fails &= x > 0
+        if words:
+            fails &= spaced
+        counts.append(int(fails.sum()))
+    return counts
+
+
+def _failing_counts(plan, exclude_zero: bool):
+    """``mapInArrow`` body of :func:`sensitivity`: one row per batch, its rows and its counts."""
+    import pyarrow as pa
+
+    def run(batches):
+        for batch in batches:
+            counts = [batch.num_rows, *failing_counts(batch, plan, exclude_zero)]
+            yield pa.record_batch(
+                [pa.array([c], pa.int64()) for c in counts],
+                names=["n", *(f"c{i}" for i in range(len(counts) - 1))],
+            )
+
+    return run
+
+
 def sensitivity(signals, settings) -> list[dict[str, Any]]:
     """Per rule with a threshold: the documents it alone would drop at each threshold of
-    :func:`sensitivity_plan`, among the documents the quality filters measured (one aggregation
-    over ``signals``; only the counts reach the driver)."""
+    :func:`sensitivity_plan`, among the documents the quality filters measured (numpy over the
+    signals' Arrow batches, one row of counts per batch; only the counts reach the driver)."""
     from pyspark.sql import functions as F
 
     plan = sensitivity_plan(settings)
     if not plan:
         return []
-    specs = {(f, r): (num, den, op, words) for f, r, num, den, op, words in SENSITIVITY_RULES}
-    measured = signals.where(F.col("gr_chars").isNotNull())
-    spaced = ~F.coalesce(F.col("no_space"), F.lit(False))
-    sums = []
-    for i, (filter_name, rule, _, value) in enumerate(plan):
-        num, den, op, words = specs[(filter_name, rule)]
-        x = F.col(num).cast("double") if den is None else _ratio(num, den)
-        fails = (x > F.lit(value)) if op == ">" else (x < F.lit(value))
-        if rule == "min_stop_words":
-            fails = fails & (F.col(num) >= 0)
-        if rule == "min_line_punct_ratio" and settings.fineweb.line_punct_exclude_zero:
-            fails = fails & (x > 0)
-        if words:
-            fails = fails & spaced
-        sums.append(F.sum(F.when(fails, 1).otherwise(0)).alias(f"c{i}"))
-    row = measured.agg(F.count("*").alias("n"), *sums).first()
+    needed = sorted({c for *_, num, den, _, _ in SENSITIVITY_RULES for c in (num, den) if c} | {"no_space"})
+    measured = signals.where(F.col("gr_chars").isNotNull()).select(*needed)
+    schema = ", ".join(["n long", *(f"c{i} long" for i in range(len(plan)))])
+    rows = measured.mapInArrow(_failing_counts(plan, settings.fineweb.line_punct_exclude_zero), schema)
+    totals = [0] * (len(plan) + 1)
+    for row in rows.collect():
+        for i, value in enumerate(row):
+            totals[i] += int(value)
     out: dict[tuple[str, str], dict[str, Any]] = {}
     for i, (filter_name, rule, factor, value) in enumerate(plan):
         entry = out.setdefault(
             (filter_name, rule),
-            {"filter": filter_name, "rule": rule, "documents": int(row["n"]), "points": []},
+            {"filter": filter_name, "rule": rule, "documents": totals[0], "points": []},
         )
-        entry["points"].append({"factor": factor, "threshold": value, "dropped": int(row[f"c{i}"] or 0)})
+        entry["points"].append({"factor": factor, "threshold": value, "dropped": totals[i + 1]})
     return list(out.values())

@@ -14,6 +14,7 @@ pages' main texts) with near copies made from them.
 from __future__ import annotations
 
 import json
+import shutil
 
 import pyarrow.parquet as pq
 import pytest
@@ -133,6 +134,22 @@ def test_a_near_copy_is_kept_when_its_preferred_member_is_dropped(spark, source,
     assert late and not (late & before)  # and their day-2 near copies take their place
 
 
+def test_a_looser_threshold_brings_back_near_copies_with_their_band_hashes(spark, source, tmp_path):
+    """A build whose tighter min_words dropped the day-1 copies stores no band hashes for them;
+    a re-cut at the preset's own threshold computes them, so the day-1 copies are kept again and
+    their day-2 near copies dropped: the plain build's documents."""
+    root, argv, _, _ = source
+    tight = ["--filter-set", "gopher_quality.min_words=150"]
+    _build(spark, [*argv, "--output", str(tmp_path / "tight"), "--signals", *tight])
+    assert _docs(tmp_path / "tight") != _docs(root / "plain")
+    out = tmp_path / "cut"
+    assert cli.main(["select", "--from", str(tmp_path / "tight"), "--output", str(out),
+                     "--filter-set", "gopher_quality.min_words=50"]) == 0  # fmt: skip
+    assert _docs(out) == _docs(root / "plain")
+    early = [{u for u, _, _ in _docs(d) if "copies.example/a" in u} for d in (tmp_path / "tight", out)]
+    assert not early[0] and early[1]
+
+
 def test_gopher_build_recut_to_other_presets_and_languages(spark, crawl, tmp_path):
     argv = ["--input", str(crawl), "--filters", "gopher", "--dedup", "near", "--line-dedup",
             "--line-dedup-min-docs", "3"]  # fmt: skip
@@ -160,6 +177,10 @@ def test_where_over_the_signals_and_the_user_errors(spark, source, tmp_path, cap
     signals = pq.read_table(str(root / "signals" / "signals")).to_pylist()
     words = {r["url"]: r["gq_real_words"] for r in signals}
     assert all(words[u] < 400 for u, _, _ in _docs(out))
+    old = tmp_path / "old"  # signals of the first version (texts/ not the staged pass)
+    shutil.copytree(root / "signals", old)
+    build = json.loads((old / "signals" / "_build.json").read_text())
+    (old / "signals" / "_build.json").write_text(json.dumps({**build, "format": 1}))
     capsys.readouterr()
     cases = [
         ([*argv, "--overwrite", "--filter-set", "c4.policy_lines=false"], "c4.policy_lines"),
@@ -167,6 +188,7 @@ def test_where_over_the_signals_and_the_user_errors(spark, source, tmp_path, cap
         ([*argv, "--overwrite", "--where", "no_such_column > 1"], "--where"),
         ([*argv], "exists and is not empty"),
         (["select", "--from", str(root / "plain"), "--output", str(tmp_path / "x")], "without --signals"),
+        (["select", "--from", str(old), "--output", str(tmp_path / "y")], "another version"),
     ]
     for args, needle in cases:
         assert cli.main(args) == 2, args
