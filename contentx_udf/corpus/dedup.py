@@ -259,15 +259,8 @@ def reuse_clusters(passing, built, near: NearSettings | None, checkpoint: Callab
         F.col("_size").alias("cluster_size"),
     )
     if again.limit(1).count():  # else no cluster lost a document: the build's dedup as it was
-        rows = None
-        if near is None or not near.verify:  # few documents: their dedup on the driver
-            carry = ["bands"] if near is not None else []
-            rows = again.select("doc_id", "text_hash", "pref", *carry).limit(DRIVER_ROWS + 1).collect()
-        if rows is not None and len(rows) <= DRIVER_ROWS:
-            schema = "doc_id long, outcome string, cluster long, cluster_size long"
-            redone = again.sparkSession.createDataFrame(decide_rows(rows, near is not None), schema)
-        else:
-            _, _, redone = decide(again, None, near, checkpoint)
+        # decided by the build's own Spark plan (no document's data reaches the driver)
+        _, _, redone = decide(again, None, near, checkpoint)
         same = redone.select("doc_id", "outcome", "cluster", "cluster_size").unionByName(same)
     fates = checkpoint(same)
     kept = fates.where(F.col("outcome") == "kept").select(
@@ -275,55 +268,3 @@ def reuse_clusters(passing, built, near: NearSettings | None, checkpoint: Callab
     )
     outcomes = fates.groupBy("outcome").agg(F.count("*").alias("documents"))
     return kept, outcomes, passing.join(fates, "doc_id")
-
-
-#: Documents of the clusters a re-cut changed up to which :func:`reuse_clusters` decides them on
-#: the driver (:func:`decide_rows`: ids, hashes and band hashes, about 200 bytes a document)
-#: rather than with the Spark plan of :func:`decide` (a dozen jobs whatever the size).
-DRIVER_ROWS = 100_000
-
-
-def decide_rows(rows, near: bool) -> list[tuple[int, str, int, int]]:
-    """:func:`decide` without ``--against`` or edge verification, over collected rows (``doc_id,
-    text_hash, pref[, bands]``): ``(doc_id, outcome, cluster, cluster_size)`` of each.  Exact
-    groups by ``text_hash`` (their preferred document represents them), the representatives
-    sharing a band value joined (union-find: the same components as the star edges' connected
-    components), each cluster's smallest representative id its ``cluster``, its preferred
-    representative ``kept``; ``pref`` rows compare field by field as Spark's structs do."""
-    groups: dict = {}
-    for row in rows:
-        groups.setdefault(row["text_hash"], []).append(row)
-    reps = {h: min(members, key=lambda r: r["pref"]) for h, members in groups.items()}
-    parent = {rep["doc_id"]: rep["doc_id"] for rep in reps.values()}
-
-    def root(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    if near:
-        first: dict = {}
-        for rep in reps.values():
-            for band, value in enumerate(rep["bands"] or ()):
-                other = first.setdefault((band, value), rep["doc_id"])
-                a, b = root(other), root(rep["doc_id"])
-                if a != b:
-                    parent[max(a, b)] = min(a, b)
-    clusters: dict = {}
-    for h, rep in reps.items():
-        clusters.setdefault(root(rep["doc_id"]), []).append(h)
-    fate: dict = {}
-    for members in clusters.values():
-        cluster = min(reps[h]["doc_id"] for h in members)
-        best = min(reps[h]["pref"] for h in members)
-        total = sum(len(groups[h]) for h in members)
-        for h in members:
-            fate[h] = ("kept" if reps[h]["pref"] == best else "near_duplicate", cluster, total)
-    out = []
-    for h, members in groups.items():
-        outcome, cluster, total = fate[h]
-        for row in members:
-            mine = outcome if row["doc_id"] == reps[h]["doc_id"] else "exact_duplicate"
-            out.append((row["doc_id"], mine, cluster, total))
-    return out

@@ -14,8 +14,8 @@ does: when the re-cut keeps only documents the build's filters passed, the build
 lost no document are reused as they are and only those that lost one are decided again
 (:func:`.dedup.reuse_clusters`); otherwise the band hashes of the documents the build's filters
 dropped (the build computed none) are computed from their stored texts and the duplicate graph
-is rebuilt over the whole selection.  Then the documents (read from ``texts/`` past the
-broadcast kept rows), the report, the commit (staging, ``_SUCCESS`` last).
+is rebuilt over the whole selection.  Then the documents (``texts/`` joined to the kept
+rows), the report, the commit (staging, ``_SUCCESS`` last).
 
 A re-cut cannot change what the signals were measured with (:data:`.quality.signals.MEASURE_KEYS`:
 C4's line rules, stop words, PII masking ...), nor let in documents the build's column filters

@@ -89,8 +89,9 @@ TEXT_COLUMNS = (
 def documents_from_texts(kept, texts, columns):
     """The documents a re-cut keeps, read from the build's ``texts/`` (its staged first pass, which
     has every column of the document table): ``kept`` (``doc_id, duplicate_count, text_length,
-    bands, _newly_kept``, one row per kept document) is broadcast and ``texts/`` streams past it,
-    so no text is shuffled.  ``text_length`` is the text's as kept; ``bands`` those ``select``
+    bands, _newly_kept``, one row per kept document) is joined to ``texts/`` by Spark (a broadcast
+    only under spark.sql.autoBroadcastJoinThreshold: the kept rows are per-document data, which
+    never go to the driver whole).  ``text_length`` is the text's as kept; ``bands`` those ``select``
     computed for the documents the build's filters dropped (``_newly_kept``), else the build's."""
     from pyspark.sql import functions as F
 
@@ -102,7 +103,7 @@ def documents_from_texts(kept, texts, columns):
         F.when(new, F.col("bands")).alias("_bands"),
         new,
     )
-    joined = texts.join(F.broadcast(small), "doc_id")
+    joined = texts.join(small, "doc_id")
     replaced = {
         "text_length": F.col("_length").alias("text_length"),
         "bands": F.when(new, F.col("_bands")).otherwise(F.col("bands")).alias("bands"),

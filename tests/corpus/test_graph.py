@@ -88,35 +88,3 @@ def test_star_edges_are_linear_in_a_skewed_bucket(spark):
     assert edges == sorted(expected)
     found, _ = components(spark, edges)
     assert set(found.values()) == {0} and len(found) == 20_000
-
-
-@pytest.mark.parametrize("near", [True, False])
-def test_decide_on_the_driver_equals_the_spark_plan(spark, near):
-    """:func:`.dedup.decide_rows` (select's driver path for the few clusters a re-cut changed)
-    gives every document the outcome, cluster and size that :func:`.dedup.decide` gives: 600
-    random documents, exact copies (shared hashes), near copies (shared band values, chained),
-    documents without band hashes, preference ties broken by the id."""
-    from pyspark.sql import functions as F
-
-    from contentx_udf.corpus.dedup import NearSettings, decide, decide_rows
-
-    rng = random.Random(11)
-    rows = []
-    for doc_id in range(600):
-        bands = None if rng.random() < 0.1 else [rng.randrange(300) * 7 + k for k in range(3)]
-        rows.append((doc_id * 3 + 5, f"h{rng.randrange(450)}", rng.randrange(5), rng.randrange(3), bands))
-    df = spark.createDataFrame(rows, "doc_id long, text_hash string, k1 int, k2 int, bands array<bigint>")
-    df = df.select(
-        "doc_id", "text_hash", "bands",
-        F.struct("k1", "k2", F.lit("x").alias("k3"), F.col("doc_id").alias("k4")).alias("pref"),
-    )  # fmt: skip
-    settings = NearSettings() if near else None
-    _, _, per_document = decide(df, None, settings, lambda d: d.localCheckpoint())
-    spark_answer = {
-        (r["doc_id"], r["outcome"], r["cluster"], r["cluster_size"])
-        for r in per_document.select("doc_id", "outcome", "cluster", "cluster_size").collect()
-    }
-    driver_answer = set(decide_rows(df.collect(), near))
-    assert driver_answer == spark_answer
-    outcomes = {o for _, o, _, _ in driver_answer}
-    assert {"kept", "exact_duplicate"} <= outcomes and (not near or "near_duplicate" in outcomes)
