@@ -163,9 +163,11 @@ class LocalOutputStore:
                 fh.write(text)
                 fh.flush()
                 os.fsync(fh.fileno())
-        except OSError:  # a full disk: leave no half-written file behind
+        except OSError as exc:  # a full disk: leave no half-written file behind, name the file
             with contextlib.suppress(OSError):
                 os.remove(tmp)
+            if exc.filename is None:
+                raise OSError(exc.errno, exc.strerror, path) from exc
             raise
         os.replace(tmp, path)  # atomic: a marker is either complete or absent
 

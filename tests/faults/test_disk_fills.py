@@ -21,7 +21,9 @@ from pathlib import Path
 import pytest
 
 from contentx_udf import cli
+from contentx_udf.errors import disk_full_line
 from contentx_udf.spark import job
+from contentx_udf.spark.output import LocalOutputStore
 
 from ..spark.cluster import JOB, REPO, loopback_env
 from ..spark.test_job import _comparable, config
@@ -101,3 +103,15 @@ def test_disk_filling_up_during_the_extraction_is_one_line_and_resume_completes(
     filler.unlink()
     assert cli.main(["run", *args, "--resume"]) == 0
     assert _comparable(spark, out) == _comparable(spark, reference)
+
+
+def test_a_marker_that_cannot_be_written_is_named_and_leaves_no_tmp(small_fs):
+    """The disk fills while a batch marker (or ``_summary.json``) is written: the error names
+    that file and no half-written ``.tmp`` is left beside it."""
+    fill_up(small_fs)
+    store = LocalOutputStore(str(small_fs / "out"))
+    with pytest.raises(OSError) as caught:
+        store.write_text(json.dumps({"files": ["x" * 100_000]}), "_contentx", "batches", "b.json")
+    line = disk_full_line(caught.value, "/elsewhere")
+    assert line.startswith(f"no space left on device writing {small_fs}/out/_contentx/batches/b.json:"), line
+    assert list((small_fs / "out" / "_contentx" / "batches").iterdir()) == []
