@@ -554,6 +554,69 @@ def output_disk_full(ctx):
         return ELSE, f"resume exit {code}: {lines[-2:]}"
 
 
+def extract_disk_fills(ctx):
+    """The extraction job (three files, one a batch, its own process) with its output and Spark's
+    local directory on one tmpfs that another writer fills up at a random time of the run; then
+    ``--resume`` after the space is freed."""
+    from tests.faults.test_disk_fills import fill_up
+    from tests.spark.cluster import JOB
+
+    inputs = ctx.once("disk-fills-inputs", lambda: samples(ctx, 3))  # read only: shared
+    args = ["--input", *map(str, inputs), "--methods", "cectd-ds", "--files-per-batch", "1"]
+
+    def reference():
+        ref = ctx.fresh("ref") / "table"
+        seconds = timed_subprocess([sys.executable, str(JOB), *args, "--output", str(ref)])
+        return table(ctx.spark, ref), seconds
+
+    rows, seconds = ctx.once("disk-fills-reference", reference)
+    with small_fs(ctx, 2048, 2048) as (mount, _filler):
+        out = mount / "out"
+        proc = subprocess.Popen(
+            [sys.executable, str(JOB), *args, "--output", str(out)],
+            env=local_env(SPARK_LOCAL_DIRS=str(mount / "local")),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=REPO,
+        )
+        errors: list[str] = []
+        reader = threading.Thread(target=lambda: errors.extend(proc.stderr), daemon=True)
+        reader.start()
+        started = time.monotonic()
+        delay = ctx.rng.uniform(0.0, ctx.window("disk-fills", seconds))
+        while time.monotonic() < started + delay and proc.poll() is None:
+            time.sleep(0.02)
+        filled = proc.poll() is None
+        if not filled:  # the cold reference was slower than this run: draw from this run's time
+            ctx.took("disk-fills", time.monotonic() - started)
+        filler = fill_up(mount) if filled else None
+        proc.wait(timeout=900)
+        reader.join()
+        lines = [ln.rstrip("\n") for ln in errors]
+        when = f"filled at {delay:.1f} s" if filled else "ended before the disk filled"
+        if proc.returncode == 0:
+            return (EQUAL, when) if table(ctx.spark, out) == rows else (ELSE, f"{when}: differs")
+        said = [ln for ln in lines if ln.startswith("extract_warc: error:")]
+        clean = (
+            proc.returncode == 2
+            and one_line(lines, "extract_warc:")
+            and len(said) == 1
+            and f"no space left on device writing {mount}" in said[0]
+            and not (out / "_summary.json").exists()
+            and not list(out.rglob("*.tmp"))
+        )
+        if not clean:
+            return ELSE, f"{when}: exit {proc.returncode}: {lines[-2:]}"
+        markers = len(list((out / "_contentx" / "batches").glob("*.json")))
+        filler.unlink()
+        code, after = in_process(["run", *args, "--output", str(out), "--resume"])
+        if code == 0 and table(ctx.spark, out) == rows:
+            reason = said[0][len("extract_warc: error: ") :][:90]
+            return CLEAN, f"{when}, {markers} batch(es) committed: {reason}"
+        return ELSE, f"{when}: resume exit {code}: {after[-2:]}"
+
+
 def local_dir_full(ctx):
     """The corpus job with Spark's local directory on a tmpfs with a random amount of free space;
     then ``--overwrite`` after the space is freed."""
@@ -684,6 +747,7 @@ CASES: dict[str, Callable[[Context], tuple[str, str]]] = {
     "viewfs-unreadable": viewfs_unreadable,
     "output-disk-full": output_disk_full,
     "local-dir-full": local_dir_full,
+    "extract-disk-fills": extract_disk_fills,
     "warc-deleted": warc_deleted,
     "warc-truncated": warc_truncated,
     "extract-driver-killed": extract_driver_killed,

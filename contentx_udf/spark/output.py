@@ -8,6 +8,7 @@ which input files are done.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -157,10 +158,17 @@ class LocalOutputStore:
         path = self.local(*parts)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+        except OSError as exc:  # a full disk: leave no half-written file behind, name the file
+            with contextlib.suppress(OSError):
+                os.remove(tmp)
+            if exc.filename is None:
+                raise OSError(exc.errno, exc.strerror, path) from exc
+            raise
         os.replace(tmp, path)  # atomic: a marker is either complete or absent
 
     def read_text(self, *parts: str) -> str:
