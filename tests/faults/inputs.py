@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 from ..corpus.tables import table_row, texts_of, write_table
 from ..spark.test_job import SAMPLE
@@ -46,3 +52,21 @@ def corpus_docs(spark, out: Path) -> list[tuple]:
     """(url, text hash, cluster size) of a corpus's documents, sorted."""
     rows = spark.read.parquet(str(out / "documents")).select("url", "text_hash", "duplicate_count")
     return sorted(tuple(r) for r in rows.collect())
+
+
+@contextmanager
+def small_tmpfs(mount: Path, kb: int) -> Iterator[Path]:
+    """A tmpfs of ``kb`` KB mounted on ``mount`` (created), unmounted afterwards; the test skips
+    with the reason where mounting is not allowed (not root)."""
+    mount.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={kb}k", f"contentx-{uuid.uuid4().hex[:6]}", str(mount)],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here (needs root): {done.stderr.strip()[:120]}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True)

@@ -15,7 +15,6 @@ import json
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import pytest
@@ -27,7 +26,7 @@ from contentx_udf.spark.output import LocalOutputStore
 
 from ..spark.cluster import JOB, REPO, loopback_env
 from ..spark.test_job import _comparable, config
-from .inputs import sample_copies
+from .inputs import sample_copies, small_tmpfs
 
 pytestmark = pytest.mark.spark
 
@@ -51,19 +50,8 @@ def fill_up(mount: Path) -> Path:
 
 @pytest.fixture()
 def small_fs(tmp_path):
-    mount = tmp_path / "small"
-    mount.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", f"size={FS_KB}k", f"contentx-{uuid.uuid4().hex[:6]}", str(mount)],
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here (needs root): {done.stderr.strip()[:120]}")
-    try:
+    with small_tmpfs(tmp_path / "small", FS_KB) as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
 
 
 def test_disk_filling_up_during_the_extraction_is_one_line_and_resume_completes(spark, tmp_path, small_fs):

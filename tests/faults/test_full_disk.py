@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from contentx_udf.errors import disk_full_line
 from ..corpus.tables import two_months
 from ..spark.cluster import CORPUS_JOB, REPO, loopback_env
 from ..spark.test_job import SAMPLE, _comparable
+from .inputs import small_tmpfs
 
 pytestmark = pytest.mark.spark
 
@@ -35,21 +35,10 @@ FREE_KB = 12
 def small_fs(tmp_path):
     """A tmpfs of :data:`FS_KB` KB mounted on ``tmp_path/small``, filled to :data:`FREE_KB` KB free;
     yields ``(mount point, filler file)``."""
-    mount = tmp_path / "small"
-    mount.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", f"size={FS_KB}k", f"contentx-{uuid.uuid4().hex[:6]}", str(mount)],
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here (needs root): {done.stderr.strip()[:120]}")
-    try:
+    with small_tmpfs(tmp_path / "small", FS_KB) as mount:
         filler = mount / "filler"
         filler.write_bytes(b"\0" * ((FS_KB - FREE_KB) * 1024))
         yield mount, filler
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
 
 
 def _one_error_line(capsys) -> str:
