@@ -319,7 +319,7 @@ def _cluster(ctx: Context):
 
 
 def _lost_on_cluster(ctx: Context, corpus: bool, victim: str) -> tuple[str, str]:
-    from tests.faults.test_worker_lost import executor_pids
+    from tests.faults.test_worker_lost import registered_executor_pids
     from tests.spark.cluster import CORPUS_JOB, JOB
 
     cluster = _cluster(ctx)
@@ -369,7 +369,7 @@ def _lost_on_cluster(ctx: Context, corpus: bool, victim: str) -> tuple[str, str]
         deadline = time.monotonic() + 300
         while (
             not ((out / "_staging").exists() or (out / "_contentx" / "staging").exists())
-            or len(executor_pids(cluster)) < 2
+            or len(registered_executor_pids(cluster)) < 2
         ):
             if proc.poll() is not None or time.monotonic() > deadline:
                 break
@@ -377,7 +377,7 @@ def _lost_on_cluster(ctx: Context, corpus: bool, victim: str) -> tuple[str, str]
         time.sleep(delay)
         killed = proc.poll() is None
         if killed and victim == "executor":
-            pids = executor_pids(cluster)
+            pids = registered_executor_pids(cluster)
             os.kill(ctx.rng.choice(pids), signal.SIGKILL)
         elif killed:
             workers = [p for p in cluster.procs[1:] if p.poll() is None]
@@ -388,7 +388,8 @@ def _lost_on_cluster(ctx: Context, corpus: bool, victim: str) -> tuple[str, str]
     if proc.returncode != 0:
         return ELSE, f"exit {proc.returncode}: {stderr[-300:]}"
     if result() == expected:
-        return EQUAL, f"killed {delay:.1f} s after tasks started" if killed else "ended before the kill"
+        when = f"killed {delay:.1f} s after both executors registered"
+        return EQUAL, when if killed else "ended before the kill"
     return ELSE, "output differs from the uninterrupted run's"
 
 

@@ -47,17 +47,35 @@ def executor_pids(cluster: StandaloneCluster) -> list[int]:
     return mine
 
 
+def registered_executor_pids(cluster: StandaloneCluster) -> list[int]:
+    """The executors of :func:`executor_pids` that registered with the driver (their log in their
+    work directory says so).  Killing one before that costs the job nothing the driver sees: the
+    master just launches another, and the test would prove nothing."""
+    registered = []
+    for pid in executor_pids(cluster):
+        try:
+            log = Path(os.readlink(f"/proc/{pid}/cwd")) / "stderr"
+            if "Successfully registered with driver" in log.read_text(errors="replace"):
+                registered.append(pid)
+        except OSError:
+            continue
+    return registered
+
+
 def kill_mid_run(
     cluster: StandaloneCluster, proc: subprocess.Popen, out: Path, victim: str, delay: float
 ) -> bool:
-    """Once the job staged its first output and both executors run, wait ``delay`` s and kill
-    one executor JVM (``executor``) or a live worker with its executor (``worker``; then a new
-    worker joins 2 s later).  False when the job ended before the kill."""
+    """Once the job staged its first output and both executors registered with the driver, wait
+    ``delay`` s and kill one executor JVM (``executor``) or a live worker with its executor
+    (``worker``; then a new worker joins 2 s later).  False when the job ended before the kill.
+
+    The corpus job stages its output before its executors have started on a slow machine, so
+    the wait is for their registration, not only for their processes."""
     deadline = time.monotonic() + 180
     while (
         not (out / "_contentx" / "staging").exists()
         and not (out / "_staging").exists()
-        or (len(executor_pids(cluster)) < 2)
+        or (len(registered_executor_pids(cluster)) < 2)
     ):
         if proc.poll() is not None:
             return False
@@ -67,7 +85,7 @@ def kill_mid_run(
     if proc.poll() is not None:
         return False
     if victim == "executor":
-        os.kill(executor_pids(cluster)[0], signal.SIGKILL)
+        os.kill(registered_executor_pids(cluster)[0], signal.SIGKILL)
     else:
         live = [p for p in cluster.procs[1:] if p.poll() is None]  # procs: master, workers ...
         os.killpg(live[0].pid, signal.SIGKILL)
