@@ -75,25 +75,21 @@ def labelled_documents(n: int, lines: list[str], seed: int = 1):
         yield f"https://{host}/page/{i}", "\n".join(body + own), boiler
 
 
-def write_labelled(n: int, lines: list[str], table: Path) -> dict[str, list]:
-    """Write the table; returns ``url -> [text, boilerplate lines]`` (the known answer)."""
-    answer: dict[str, list] = {}
-
-    def docs():
-        for url, text, boiler in labelled_documents(n, lines):
-            answer[url] = [text, sorted(boiler)]
-            yield url, text
-
-    corpus_scale.write_rows(table, docs())
-    return answer
+def write_labelled(n: int, lines: list[str], table: Path) -> None:
+    """Write the table of :func:`labelled_documents`.  The known answer is not kept: it is made
+    again, document by document, when the result is scored (a million documents' texts and
+    labels would not fit in memory)."""
+    corpus_scale.write_rows(table, ((url, text) for url, text, _ in labelled_documents(n, lines)))
 
 
-def score(answer: dict[str, list], kept: dict[str, str]) -> dict[str, float]:
-    """Shares of the kept documents' boilerplate and other line occurrences that were removed."""
+def score(labelled, kept: dict[str, str]) -> dict[str, float]:
+    """Shares of the kept documents' boilerplate and other line occurrences that were removed;
+    ``labelled`` yields ``(url, text before, boilerplate lines)`` (:func:`labelled_documents`)."""
     boiler_total = boiler_removed = other_total = other_removed = 0
-    for url, text in kept.items():
-        before, boiler = answer[url]
-        boiler = set(boiler)
+    for url, before, boiler in labelled:
+        text = kept.get(url)
+        if text is None:
+            continue
         left = Counter(ln for ln in text.split("\n"))
         for line in before.split("\n"):
             if left[line] > 0:
@@ -115,7 +111,7 @@ def score(answer: dict[str, list], kept: dict[str, str]) -> dict[str, float]:
     }
 
 
-def sweep(answer: dict[str, list], ks=(2, 3, 4, 5, 8), ns=(10, 20, 30, 50), chunk: int = 5000) -> None:
+def sweep(n: int, lines: list[str], ks=(2, 3, 4, 5, 8), ns=(10, 20, 30, 50), chunk: int = 5000) -> None:
     """Both shares for several K and N, with :mod:`.lines` alone, on the documents of every fifth
     host (whole hosts; copies of a page count once by text hash; before any dedup)."""
     import numpy as np
@@ -124,8 +120,13 @@ def sweep(answer: dict[str, list], ks=(2, 3, 4, 5, 8), ns=(10, 20, 30, 50), chun
     from contentx_udf.corpus.lines import LineSettings, document_keys, remove_lines
     from contentx_udf.text.language import text_hash
 
-    urls = [u for u in answer if int(u.split("/")[2].split(".")[0][4:]) % 5 == 0]
-    sample = {u: answer[u] for u in urls}
+    sample = {
+        url: (text, boiler)
+        for url, text, boiler in labelled_documents(n, lines)
+        if int(url.split("/")[2].split(".")[0][4:]) % 5 == 0
+    }
+    urls = list(sample)
+    answer = sample
     doc = np.array([int(text_hash(answer[u][0])[:15], 16) for u in urls], dtype=np.int64)
     chunks = [
         (
@@ -152,7 +153,8 @@ def sweep(answer: dict[str, list], ks=(2, 3, 4, 5, 8), ns=(10, 20, 30, 50), chun
             left = []
             for texts, hosts in chunks:
                 left += remove_lines(texts, hosts, settings, frequent).text.to_pylist()
-            result = score(sample, dict(zip(urls, left, strict=True)))
+            labelled = ((u, text, boiler) for u, (text, boiler) in sample.items())
+            result = score(labelled, dict(zip(urls, left, strict=True)))
             print(
                 f"{k:<2} {n_chars:<3} {result['boilerplate_removed']:>18.2%}  "
                 f"{result['other_removed']:>12.3%}"
@@ -214,16 +216,17 @@ def main() -> int:
     parts = []
     if not args.real_only:
         n = args.docs
-        table, answer_file = args.work / f"lines-table-{n}", args.work / f"lines-answer-{n}.json"
-        if not (args.keep_tables and answer_file.exists()):
+        table, written = args.work / f"lines-table-{n}", args.work / f"lines-table-{n}.done"
+        pool = corpus_scale.line_pool(args.work)
+        if not (args.keep_tables and written.exists()):
+            written.unlink(missing_ok=True)
             shutil.rmtree(table, ignore_errors=True)
             started = time.perf_counter()
-            answer = write_labelled(n, corpus_scale.line_pool(args.work), table)
-            answer_file.write_text(json.dumps(answer))
+            write_labelled(n, pool, table)
+            written.write_text(json.dumps({"docs": n}))
             print(f"{n} labelled documents written in {time.perf_counter() - started:.0f} s")
-        answer = json.loads(answer_file.read_text())
         if args.sweep:
-            sweep(answer)
+            sweep(n, pool)
         runs = {}
         for name, extra in (("without", []), ("with", ["--line-dedup", *args.job_args.split()])):
             run = corpus_scale.run_contentx(
@@ -239,7 +242,8 @@ def main() -> int:
         kept = pq.read_table(
             args.work / "lines-corpus-with" / "documents", columns=["url", "text"]
         ).to_pydict()
-        result = score(answer, dict(zip(kept["url"], kept["text"], strict=True)))
+        result = score(labelled_documents(n, pool), dict(zip(kept["url"], kept["text"], strict=True)))
+        del kept
         lines = runs["with"]["report"]["line_dedup"]
         ratio = runs["with"]["seconds"] / runs["without"]["seconds"]
         print(
