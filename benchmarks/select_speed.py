@@ -34,17 +34,25 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from corpus_scale import PeakRss, line_pool, write_table  # noqa: E402
 
+#: CPU seconds (user + system) of each step's process tree, by step name (filled by :func:`_run`)
+CPU: dict[str, float] = {}
 
-def _run(cmd: list[str], log: Path) -> float:
+
+def _run(cmd: list[str], log: Path, name: str = "") -> float:
+    """Wall seconds of ``cmd``; its CPU seconds (the driver, the JVM and the Python workers it
+    waited for: ``wait4``'s usage) go to :data:`CPU` under ``name``: less moved by other
+    processes' load than the wall time (not unmoved: they share caches and memory bandwidth)."""
     env = dict(os.environ)
     env.pop("SPARK_CONF_DIR", None)
     started = time.perf_counter()
     with open(log, "w") as fh:
         proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, cwd=REPO)
         with PeakRss(proc.pid):
-            code = proc.wait()
+            _, status, usage = os.wait4(proc.pid, 0)
+            code = proc.returncode = os.waitstatus_to_exitcode(status)
     if code != 0:
         raise SystemExit(f"failed (exit {code}): {' '.join(cmd)}; log {log}")
+    CPU[name] = usage.ru_utime + usage.ru_stime
     return time.perf_counter() - started
 
 
@@ -85,16 +93,20 @@ def main() -> int:
         common = ["--input", str(table), "--filters", args.filters, "--dedup", "near", "--overwrite"]
         out = {k: args.work / f"{k}-{n}" for k in ("build", "signals", "select", "full")}
         t = {}
-        t["build"] = _run([*build, *common, "--output", str(out["build"])], args.work / f"build-{n}.log")
+        t["build"] = _run(
+            [*build, *common, "--output", str(out["build"])], args.work / f"build-{n}.log", "build"
+        )
         print(f"{n} docs: build {t['build']:.1f} s", flush=True)
         t["signals"] = _run(
-            [*build, *common, "--output", str(out["signals"]), "--signals"], args.work / f"signals-{n}.log"
+            [*build, *common, "--output", str(out["signals"]), "--signals"],
+            args.work / f"signals-{n}.log",
+            "signals",
         )
         print(f"{n} docs: build --signals {t['signals']:.1f} s", flush=True)
         t["select"] = _run(
             [*select, "--from", str(out["signals"]), "--output", str(out["select"]), "--overwrite",
              "--filter-set", args.change],
-            args.work / f"select-{n}.log",
+            args.work / f"select-{n}.log", "select",
         )  # fmt: skip
         print(f"{n} docs: select --filter-set {args.change} {t['select']:.1f} s", flush=True)
         if args.no_full:
@@ -103,6 +115,7 @@ def main() -> int:
             t["full"] = _run(
                 [*build, *common, "--output", str(out["full"]), "--filter-set", args.change],
                 args.work / f"full-{n}.log",
+                "full",
             )
             print(f"{n} docs: build --filter-set {args.change} {t['full']:.1f} s", flush=True)
         same = _documents(out["select"]) == _documents(out["full"])
@@ -116,6 +129,12 @@ def main() -> int:
         docs_b = _bytes(out["build"] / "documents")
         verdict = "skipped" if same is None else same and counts_same
         ratios = f"signals/build {t['signals'] / t['build']:.3f}, select/build {t['select'] / t['build']:.3f}"
+        cpu = ", ".join(f"{k} {v:.1f}" for k, v in CPU.items())
+        print(
+            f"{n} docs: CPU seconds {cpu}; CPU signals/build {CPU['signals'] / CPU['build']:.3f}, "
+            f"select/build {CPU['select'] / CPU['build']:.3f}; load average now {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
         print(
             f"{n} docs: {ratios} (select/full {t['select'] / t['full']:.3f}); select == full build: "
             f"{verdict} (kept {reports[0]['kept']} vs {reports[1]['kept']}; the build kept "
@@ -128,6 +147,9 @@ def main() -> int:
             *(f"{k}_s={v:.1f}" for k, v in t.items()),
             f"signals_ratio={t['signals'] / t['build']:.3f}",
             f"select_ratio={t['select'] / t['build']:.3f}",
+            *(f"{k}_cpu_s={v:.1f}" for k, v in CPU.items()),
+            f"signals_cpu_ratio={CPU['signals'] / CPU['build']:.3f}",
+            f"select_cpu_ratio={CPU['select'] / CPU['build']:.3f}",
             f"select_equals_full={'skipped' if same is None else int(same and counts_same)}",
             f"signals_bytes_per_doc={signals_b / n:.1f}",
             f"texts_bytes_per_doc={texts_b / n:.1f}",

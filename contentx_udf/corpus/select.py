@@ -11,11 +11,12 @@ table (the texts as the build would write them, their hashes and band hashes fro
 known).  From there the build's own code runs (:func:`.job.finish`): exact and near dedup over
 the documents selected, so a cluster keeps its preferred *surviving* member, as a full build
 does: when the re-cut keeps only documents the build's filters passed, the build's clusters that
-lost no document are reused as they are and only those that lost one are decided again
-(:func:`.dedup.reuse_clusters`); otherwise the band hashes of the documents the build's filters
-dropped (the build computed none) are computed from their stored texts and the duplicate graph
-is rebuilt over the whole selection.  Then the documents (``texts/`` joined to the kept
-rows), the report, the commit (staging, ``_SUCCESS`` last).
+lost no document are reused as they are and only those that lost one are decided again, each
+on its own in one grouped pass (:func:`.dedup.reuse_clusters`, :mod:`.regroup`); otherwise the
+band hashes of the documents the build's filters dropped (the build computed none) are computed
+from their stored texts and the duplicate graph is rebuilt over the whole selection.  Then the
+documents (``texts/`` joined to the kept rows), the report, the commit (staging, ``_SUCCESS``
+last).
 
 A re-cut cannot change what the signals were measured with (:data:`.quality.signals.MEASURE_KEYS`:
 C4's line rules, stop words, PII masking ...), nor let in documents the build's column filters
