@@ -26,6 +26,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -36,23 +37,56 @@ from corpus_scale import PeakRss, line_pool, write_table  # noqa: E402
 
 #: CPU seconds (user + system) of each step's process tree, by step name (filled by :func:`_run`)
 CPU: dict[str, float] = {}
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+class CpuTree(PeakRss):
+    """:class:`PeakRss` that also keeps each process of the tree's last seen CPU seconds (user +
+    system, ``/proc/PID/stat``, polled every 0.2 s; the JVM is not waited for by the driver, so
+    ``wait4`` would miss it): their sum is the step's CPU time, less moved by other processes'
+    load than the wall time (not unmoved: they share caches and memory bandwidth)."""
+
+    def __init__(self, pid: int):
+        super().__init__(pid)
+        self.seen: dict[int, float] = {}
+        self._cpu = threading.Thread(target=self._poll_cpu, daemon=True)
+
+    def __enter__(self) -> CpuTree:
+        super().__enter__()
+        self._cpu.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        super().__exit__(*exc)
+        self._cpu.join()
+
+    def _poll_cpu(self) -> None:
+        while not self._stop.is_set():
+            for p in self._tree():
+                try:
+                    fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+                except (OSError, IndexError):
+                    continue
+                self.seen[p] = (int(fields[11]) + int(fields[12])) / _TICK
+            self._stop.wait(0.2)
+
+    @property
+    def cpu(self) -> float:
+        return sum(self.seen.values())
 
 
 def _run(cmd: list[str], log: Path, name: str = "") -> float:
-    """Wall seconds of ``cmd``; its CPU seconds (the driver, the JVM and the Python workers it
-    waited for: ``wait4``'s usage) go to :data:`CPU` under ``name``: less moved by other
-    processes' load than the wall time (not unmoved: they share caches and memory bandwidth)."""
+    """Wall seconds of ``cmd``; its CPU seconds (:class:`CpuTree`) go to :data:`CPU` under ``name``."""
     env = dict(os.environ)
     env.pop("SPARK_CONF_DIR", None)
     started = time.perf_counter()
     with open(log, "w") as fh:
         proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, cwd=REPO)
-        with PeakRss(proc.pid):
-            _, status, usage = os.wait4(proc.pid, 0)
-            code = proc.returncode = os.waitstatus_to_exitcode(status)
+        with CpuTree(proc.pid) as tree:
+            code = proc.wait()
     if code != 0:
         raise SystemExit(f"failed (exit {code}): {' '.join(cmd)}; log {log}")
-    CPU[name] = usage.ru_utime + usage.ru_stime
+    CPU[name] = tree.cpu
     return time.perf_counter() - started
 
 
