@@ -26,6 +26,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -34,17 +35,58 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from corpus_scale import PeakRss, line_pool, write_table  # noqa: E402
 
+#: CPU seconds (user + system) of each step's process tree, by step name (filled by :func:`_run`)
+CPU: dict[str, float] = {}
+_TICK = os.sysconf("SC_CLK_TCK")
 
-def _run(cmd: list[str], log: Path) -> float:
+
+class CpuTree(PeakRss):
+    """:class:`PeakRss` that also keeps each process of the tree's last seen CPU seconds (user +
+    system, ``/proc/PID/stat``, polled every 0.2 s; the JVM is not waited for by the driver, so
+    ``wait4`` would miss it): their sum is the step's CPU time, less moved by other processes'
+    load than the wall time (not unmoved: they share caches and memory bandwidth)."""
+
+    def __init__(self, pid: int):
+        super().__init__(pid)
+        self.seen: dict[int, float] = {}
+        self._cpu = threading.Thread(target=self._poll_cpu, daemon=True)
+
+    def __enter__(self) -> CpuTree:
+        super().__enter__()
+        self._cpu.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        super().__exit__(*exc)
+        self._cpu.join()
+
+    def _poll_cpu(self) -> None:
+        while not self._stop.is_set():
+            for p in self._tree():
+                try:
+                    fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+                except (OSError, IndexError):
+                    continue
+                self.seen[p] = (int(fields[11]) + int(fields[12])) / _TICK
+            self._stop.wait(0.2)
+
+    @property
+    def cpu(self) -> float:
+        return sum(self.seen.values())
+
+
+def _run(cmd: list[str], log: Path, name: str = "") -> float:
+    """Wall seconds of ``cmd``; its CPU seconds (:class:`CpuTree`) go to :data:`CPU` under ``name``."""
     env = dict(os.environ)
     env.pop("SPARK_CONF_DIR", None)
     started = time.perf_counter()
     with open(log, "w") as fh:
         proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, cwd=REPO)
-        with PeakRss(proc.pid):
+        with CpuTree(proc.pid) as tree:
             code = proc.wait()
     if code != 0:
         raise SystemExit(f"failed (exit {code}): {' '.join(cmd)}; log {log}")
+    CPU[name] = tree.cpu
     return time.perf_counter() - started
 
 
@@ -85,16 +127,20 @@ def main() -> int:
         common = ["--input", str(table), "--filters", args.filters, "--dedup", "near", "--overwrite"]
         out = {k: args.work / f"{k}-{n}" for k in ("build", "signals", "select", "full")}
         t = {}
-        t["build"] = _run([*build, *common, "--output", str(out["build"])], args.work / f"build-{n}.log")
+        t["build"] = _run(
+            [*build, *common, "--output", str(out["build"])], args.work / f"build-{n}.log", "build"
+        )
         print(f"{n} docs: build {t['build']:.1f} s", flush=True)
         t["signals"] = _run(
-            [*build, *common, "--output", str(out["signals"]), "--signals"], args.work / f"signals-{n}.log"
+            [*build, *common, "--output", str(out["signals"]), "--signals"],
+            args.work / f"signals-{n}.log",
+            "signals",
         )
         print(f"{n} docs: build --signals {t['signals']:.1f} s", flush=True)
         t["select"] = _run(
             [*select, "--from", str(out["signals"]), "--output", str(out["select"]), "--overwrite",
              "--filter-set", args.change],
-            args.work / f"select-{n}.log",
+            args.work / f"select-{n}.log", "select",
         )  # fmt: skip
         print(f"{n} docs: select --filter-set {args.change} {t['select']:.1f} s", flush=True)
         if args.no_full:
@@ -103,6 +149,7 @@ def main() -> int:
             t["full"] = _run(
                 [*build, *common, "--output", str(out["full"]), "--filter-set", args.change],
                 args.work / f"full-{n}.log",
+                "full",
             )
             print(f"{n} docs: build --filter-set {args.change} {t['full']:.1f} s", flush=True)
         same = _documents(out["select"]) == _documents(out["full"])
@@ -116,6 +163,12 @@ def main() -> int:
         docs_b = _bytes(out["build"] / "documents")
         verdict = "skipped" if same is None else same and counts_same
         ratios = f"signals/build {t['signals'] / t['build']:.3f}, select/build {t['select'] / t['build']:.3f}"
+        cpu = ", ".join(f"{k} {v:.1f}" for k, v in CPU.items())
+        print(
+            f"{n} docs: CPU seconds {cpu}; CPU signals/build {CPU['signals'] / CPU['build']:.3f}, "
+            f"select/build {CPU['select'] / CPU['build']:.3f}; load average now {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
         print(
             f"{n} docs: {ratios} (select/full {t['select'] / t['full']:.3f}); select == full build: "
             f"{verdict} (kept {reports[0]['kept']} vs {reports[1]['kept']}; the build kept "
@@ -128,6 +181,9 @@ def main() -> int:
             *(f"{k}_s={v:.1f}" for k, v in t.items()),
             f"signals_ratio={t['signals'] / t['build']:.3f}",
             f"select_ratio={t['select'] / t['build']:.3f}",
+            *(f"{k}_cpu_s={v:.1f}" for k, v in CPU.items()),
+            f"signals_cpu_ratio={CPU['signals'] / CPU['build']:.3f}",
+            f"select_cpu_ratio={CPU['select'] / CPU['build']:.3f}",
             f"select_equals_full={'skipped' if same is None else int(same and counts_same)}",
             f"signals_bytes_per_doc={signals_b / n:.1f}",
             f"texts_bytes_per_doc={texts_b / n:.1f}",

@@ -234,35 +234,44 @@ def reuse_clusters(passing, built, near: NearSettings | None, checkpoint: Callab
     with no document the build's filters dropped), reusing the build's clusters.
 
     ``built``: ``(doc_id, outcome, cluster, cluster_size)`` of every document the build passed
-    (its dedup outcome).  Removing documents never links two clusters, it can only split one: a
-    cluster that lost no document is the same cluster with the same preferred member and size,
-    and keeps its outcomes; the clusters that lost a document are decided again from their
-    surviving documents only (their band hashes, as the build would).  Same result as
-    :func:`decide` over ``passing``, without the duplicate search over all of it.  No
-    ``--against`` (``select`` refuses such builds)."""
+    (its dedup outcome).  Without edge verification removing documents never links two clusters,
+    it can only split one: a cluster that lost no document (as many survivors as its
+    ``cluster_size``) is the same cluster with the same preferred member and size, and keeps its
+    outcomes; the survivors of a cluster that lost one are decided again, each such cluster on its
+    own, in one grouped pass (:func:`.regroup.decide_cluster`, numpy over the cluster's rows in a
+    Spark task).  Same result as :func:`decide` over ``passing``, without the duplicate search.
+    With verification (a star edge to a bucket's new smallest member may hold where the build's
+    did not) :func:`decide` runs over ``passing``.  No ``--against`` (``select`` refuses such
+    builds)."""
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
+    from .regroup import REGROUP_DDL, decide_cluster
+
+    if near is not None and near.verify:
+        return decide(passing, None, near, checkpoint)
+    carry = ["bands"] if near is not None else []
     built = built.select(
         "doc_id",
         F.col("cluster").cast("long").alias("_cluster"),
         F.col("outcome").alias("_outcome"),
         F.col("cluster_size").cast("long").alias("_size"),
     )
-    ids = passing.select("doc_id")
-    lost = built.join(ids, "doc_id", "left_anti").select("_cluster").distinct()
-    tagged = ids.join(built, "doc_id")
-    again = passing.join(tagged.join(lost, "_cluster", "left_semi").select("doc_id"), "doc_id", "left_semi")
-    same = tagged.join(lost, "_cluster", "left_anti").select(
+    tagged = passing.select("doc_id", "text_hash", "pref", *carry).join(built, "doc_id")
+    tagged = tagged.withColumn("_left", F.count("*").over(Window.partitionBy("_cluster")))
+    same = tagged.where(F.col("_left") == F.col("_size")).select(
         "doc_id",
         F.col("_outcome").alias("outcome"),
         F.col("_cluster").alias("cluster"),
         F.col("_size").alias("cluster_size"),
     )
-    if again.limit(1).count():  # else no cluster lost a document: the build's dedup as it was
-        # decided by the build's own Spark plan (no document's data reaches the driver)
-        _, _, redone = decide(again, None, near, checkpoint)
-        same = redone.select("doc_id", "outcome", "cluster", "cluster_size").unionByName(same)
-    fates = checkpoint(same)
+    again = (
+        tagged.where(F.col("_left") < F.col("_size"))
+        .select("_cluster", "doc_id", "text_hash", "pref", *carry)
+        .groupBy("_cluster")
+        .applyInArrow(lambda table: decide_cluster(table.drop_columns(["_cluster"])), REGROUP_DDL)
+    )
+    fates = checkpoint(same.unionByName(again))
     kept = fates.where(F.col("outcome") == "kept").select(
         "doc_id", F.col("cluster_size").alias("duplicate_count")
     )

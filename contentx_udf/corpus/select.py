@@ -11,11 +11,12 @@ table (the texts as the build would write them, their hashes and band hashes fro
 known).  From there the build's own code runs (:func:`.job.finish`): exact and near dedup over
 the documents selected, so a cluster keeps its preferred *surviving* member, as a full build
 does: when the re-cut keeps only documents the build's filters passed, the build's clusters that
-lost no document are reused as they are and only those that lost one are decided again
-(:func:`.dedup.reuse_clusters`); otherwise the band hashes of the documents the build's filters
-dropped (the build computed none) are computed from their stored texts and the duplicate graph
-is rebuilt over the whole selection.  Then the documents (``texts/`` joined to the kept
-rows), the report, the commit (staging, ``_SUCCESS`` last).
+lost no document are reused as they are and only those that lost one are decided again, each
+on its own in one grouped pass (:func:`.dedup.reuse_clusters`, :mod:`.regroup`); otherwise the
+band hashes of the documents the build's filters dropped (the build computed none) are computed
+from their stored texts and the duplicate graph is rebuilt over the whole selection.  Then the
+documents (``texts/`` joined to the kept rows), the report, the commit (staging, ``_SUCCESS``
+last).
 
 A re-cut cannot change what the signals were measured with (:data:`.quality.signals.MEASURE_KEYS`:
 C4's line rules, stop words, PII masking ...), nor let in documents the build's column filters
@@ -137,9 +138,12 @@ def check(built: CorpusConfig, wanted: CorpusConfig) -> None:
 
 
 def _judge_udf(settings):
-    """``mapInArrow`` body: the re-cut's verdict of each measured document."""
+    """``mapInArrow`` body: every signals row passed through with the re-cut's verdict of each
+    measured document (``q_drop``, ``q_rule``; null for a document the quality filters did not
+    measure), so that no join puts the verdicts back."""
     import numpy as np
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     names = [s.name for s in SIGNALS]
 
@@ -165,9 +169,15 @@ def _judge_udf(settings):
             )
             keys = np.asarray(batch.column("profile").to_pylist(), dtype=object)
             drop, rule = judge(m, scores, settings, keys)
-            yield pa.record_batch(
-                [batch.column("doc_id"), pa.array(drop, pa.string()), pa.array(rule, pa.string())],
-                names=["doc_id", "q_drop", "q_rule"],
+            measured = batch.column("gr_chars").is_valid()
+            null = pa.nulls(n, pa.string())
+            yield pa.RecordBatch.from_arrays(
+                [
+                    *batch.columns,
+                    pc.if_else(measured, pa.array(drop, pa.string()), null),
+                    pc.if_else(measured, pa.array(rule, pa.string()), null),
+                ],
+                names=[*batch.schema.names, "q_drop", "q_rule"],
             )
 
     return run
@@ -195,16 +205,16 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
     """The build's pass table as the re-cut's settings would have made it (:func:`.job.first_pass`'
     columns, without the texts: they join the kept documents only), the signals and the texts."""
     from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType, StructField, StructType
 
     signals = spark.read.parquet(source_store.uri("signals"))
     texts = spark.read.parquet(source_store.uri("texts"))
     narrow = texts.selectExpr(*(c for c in TEXT_COLUMNS if c != "text"))  # no text read here
     settings = wanted.quality or PRESETS["none"]
-    measured = signals.where(F.col("gr_chars").isNotNull()).select(
-        "doc_id", "language_score", "profile", *(s.name for s in SIGNALS)
+    schema = StructType(
+        [*signals.schema.fields, StructField("q_drop", StringType()), StructField("q_rule", StringType())]
     )
-    verdicts = measured.mapInArrow(_judge_udf(settings), "doc_id long, q_drop string, q_rule string")
-    rows = signals.join(verdicts, "doc_id", "left")
+    rows = signals.mapInArrow(_judge_udf(settings), schema)  # every row, no join back
     column_drop = F.col("column_drop")
     if wanted.languages:
         # the column filters' order: status, language, then the others
