@@ -854,6 +854,65 @@ cdef inline bint _in_sorted(const uint64_t[::1] keys, uint64_t key) noexcept nog
     return lo < keys.shape[0] and keys[lo] == key
 
 
+cdef struct ShortNames:
+    uint64_t *keys        # a name of at most 8 bytes as its little-endian key (never 0)
+    int64_t *counts
+    unsigned char *flags  # SHORT_USED | SHORT_UNCOUNTED | SHORT_LEAF, found once per name
+    Py_ssize_t capacity
+    Py_ssize_t size
+
+
+DEF SHORT_USED = 1
+DEF SHORT_UNCOUNTED = 2
+DEF SHORT_LEAF = 4
+
+
+cdef inline Py_ssize_t _short_home(uint64_t key, Py_ssize_t capacity) noexcept nogil:
+    return <Py_ssize_t> ((key * 0x9E3779B97F4A7C15ULL) >> 32) & (capacity - 1)
+
+
+cdef Py_ssize_t _short_slot(
+    ShortNames *t, uint64_t key, const uint64_t[::1] uncounted_keys, const uint64_t[::1] svg_leaf_keys
+) except -1:
+    """The slot of the short name ``key`` in ``t`` (a new one, count 0 and the name's flags from the
+    sorted key lists, when unseen; grows the table)."""
+    cdef Py_ssize_t i, j, old_capacity
+    cdef uint64_t *old_keys
+    cdef int64_t *old_counts
+    cdef unsigned char *old_flags
+    if 2 * (t.size + 1) > t.capacity:
+        old_keys, old_counts, old_flags, old_capacity = t.keys, t.counts, t.flags, t.capacity
+        t.capacity = old_capacity * 2 if old_capacity else 128
+        t.keys = <uint64_t *> malloc(t.capacity * sizeof(uint64_t))
+        t.counts = <int64_t *> malloc(t.capacity * sizeof(int64_t))
+        t.flags = <unsigned char *> calloc(t.capacity, 1)
+        if t.keys == NULL or t.counts == NULL or t.flags == NULL:
+            raise MemoryError()
+        for i in range(old_capacity):
+            if old_flags[i]:
+                j = _short_home(old_keys[i], t.capacity)
+                while t.flags[j]:
+                    j = (j + 1) & (t.capacity - 1)
+                t.keys[j] = old_keys[i]
+                t.counts[j] = old_counts[i]
+                t.flags[j] = old_flags[i]
+        free(old_keys); free(old_counts); free(old_flags)
+    j = _short_home(key, t.capacity)
+    while t.flags[j]:
+        if t.keys[j] == key:
+            return j
+        j = (j + 1) & (t.capacity - 1)
+    t.keys[j] = key
+    t.counts[j] = 0
+    t.flags[j] = (
+        SHORT_USED
+        | (SHORT_UNCOUNTED if _in_sorted(uncounted_keys, key) else 0)
+        | (SHORT_LEAF if _in_sorted(svg_leaf_keys, key) else 0)
+    )
+    t.size += 1
+    return j
+
+
 def nesting_within(
     const unsigned char[::1] data,
     Py_ssize_t max_depth,
@@ -866,21 +925,26 @@ def nesting_within(
     tokens, names, self-closed SVG leaves and per-name depth counts floored at zero, walked in
     order instead of as numpy arrays (``uncounted_keys`` and ``svg_leaf_keys``: sorted 8-byte
     name keys; ``svg_long_rows``: the longer SVG leaf names as NAME_KEY-byte rows; ``svg_key``:
-    the key of ``svg``)."""
+    the key of ``svg``).  A name of at most 8 bytes (nearly every tag) is counted in a table keyed
+    by its 8-byte key, which also remembers whether the name is counted and an SVG leaf; a longer
+    name in one keyed by its first NAME_KEY bytes."""
     cdef Py_ssize_t n = data.shape[0]
     if n == 0:
         return True
     cdef const unsigned char *buf = &data[0]
-    cdef Py_ssize_t last = n - 1, p = 0, na, gt = -1, prev_gt = -2, length, i, j, full_length
+    cdef Py_ssize_t last = n - 1, p = 0, na, gt = -1, prev_gt = -2, length, i, j, slot_index
     cdef bint closing, real, counted, leaf_name, namespaced, ends_closed, leaf_closed, opens_svg
-    cdef bint long_name, long_leaf, svg_open_before = False, is_leaf
+    cdef bint long_name, svg_open_before = False, is_leaf
     cdef unsigned char key[NAME_KEY]
+    cdef unsigned char c
     cdef uint64_t short_key
     cdef int64_t total = 0, depth
     cdef int64_t *slot
     cdef const unsigned char *found
     cdef NameCounts table
+    cdef ShortNames names
     table.keys = NULL; table.counts = NULL; table.used = NULL; table.capacity = 0; table.size = 0
+    names.keys = NULL; names.counts = NULL; names.flags = NULL; names.capacity = 0; names.size = 0
     cdef bytes row
     cdef list long_rows = [bytes(r) for r in svg_long_rows]
     try:
@@ -900,29 +964,33 @@ def nesting_within(
                 gt = (found - buf) if found != NULL else n
             real = gt < n and gt != prev_gt
             prev_gt = gt
-            # the lowered name: its first NAME_KEY bytes, zero-padded
-            memset(key, 0, NAME_KEY)
+            # the lowered name: its first 8 bytes as a key (little-endian, as numpy's view("<u8"))
+            short_key = 0
             length = 0
-            while length < NAME_KEY and na + length < n and _NAME_BYTE[buf[na + length]]:
-                key[length] = _LOWER[buf[na + length]]
+            namespaced = False
+            while length < 9 and na + length < n and _NAME_BYTE[buf[na + length]]:
+                c = _LOWER[buf[na + length]]
+                namespaced = namespaced or c == 58  # ":" in the first 9 letters
+                if length < 8:
+                    short_key |= (<uint64_t> c) << (8 * length)
                 length += 1
-            full_length = length
-            namespaced = memchr(key, 58, 9 if length > 9 else length) != NULL  # ":" in 9 letters
-            long_name = full_length >= NAME_KEY
+            ends_closed = real and buf[gt - 1] == 47
             if length <= 8:
-                short_key = 0
-                for i in range(8):  # (little-endian, as numpy's view("<u8"))
-                    short_key |= (<uint64_t> key[i]) << (8 * i)
-                counted = real and not _in_sorted(uncounted_keys, short_key)
-                leaf_name = _in_sorted(svg_leaf_keys, short_key)
-                long_leaf = False
-            else:
-                short_key = 0
+                long_name = False
+                slot_index = _short_slot(&names, short_key, uncounted_keys, svg_leaf_keys)
+                counted = real and not (names.flags[slot_index] & SHORT_UNCOUNTED)
+                leaf_name = (names.flags[slot_index] & SHORT_LEAF) != 0
+            else:  # the first NAME_KEY lowered bytes, zero-padded
+                slot_index = -1
+                memset(key, 0, NAME_KEY)
+                length = 0
+                while length < NAME_KEY and na + length < n and _NAME_BYTE[buf[na + length]]:
+                    key[length] = _LOWER[buf[na + length]]
+                    length += 1
+                long_name = length >= NAME_KEY
                 counted = real
                 row = PyBytes_FromStringAndSize(<const char *> key, NAME_KEY)
-                long_leaf = row in long_rows
-                leaf_name = long_leaf
-            ends_closed = real and buf[gt - 1] == 47
+                leaf_name = row in long_rows
             leaf_closed = (not closing) and ends_closed and (
                 _SPACE_QUOTE[buf[gt - 2]] or (length <= 8 and gt - 1 == na + length)
             )
@@ -938,7 +1006,7 @@ def nesting_within(
             if closing and long_name:
                 depth = total  # (an end tag of a long name never lowers the estimate)
             else:
-                slot = _count_slot(&table, key)
+                slot = &names.counts[slot_index] if slot_index >= 0 else _count_slot(&table, key)
                 if closing:
                     depth = total
                     if slot[0] > 0:
@@ -953,6 +1021,7 @@ def nesting_within(
         return True
     finally:
         free(table.keys); free(table.counts); free(table.used)
+        free(names.keys); free(names.counts); free(names.flags)
 
 
 # --- cleaning: the removed tags and the hidden elements (document._remove_unseen) ----------
