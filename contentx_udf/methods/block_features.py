@@ -477,7 +477,7 @@ def _put_url_features(put, url: str | None) -> None:
             put(f"url_{group}", 1.0)
 
 
-def _jsonld_types(html: str, utf8: bytes | None = None) -> set[str]:
+def _jsonld_types(html: str | None, utf8: bytes | None = None) -> set[str]:
     """The JSON-LD ``@type`` values of the page (lower case): what ``_JSONLD_RE.findall`` finds,
     the regex tried only where ``str.find`` finds its literal start (a regex scan of a whole page
     costs far more).  ``utf8``: ``html`` in UTF-8, where the regex's bytes form is tried at every
@@ -495,6 +495,8 @@ def _jsonld_types(html: str, utf8: bytes | None = None) -> set[str]:
                 found.add(match.group(1).decode("ascii").lower())
                 after = match.end()
         return found
+    if html is None:  # (``Document.decoded_html`` of a page not decoded)
+        html = utf8.decode("utf-8") if utf8 is not None else ""
     at = _next_jsonld_key(html, 0)
     while at >= 0:
         match = _JSONLD_RE.match(html, at)
@@ -840,7 +842,7 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     put("page_blocks", np.log1p(nb))
     put("page_chars", np.log1p(total_chars))
     put("page_noscript", float(noscript_view))
-    found = _jsonld_types(doc.html, doc.utf8)
+    found = _jsonld_types(doc.decoded_html, doc.utf8)
     for t in JSONLD_TYPES:
         if t in found:
             put(f"ld_{t}", 1.0)

@@ -82,15 +82,18 @@ def page_blocks(dom: DomArrays) -> Blocks:
     )
 
 
-def noscript_html(html: str, utf8: bytes | None = None) -> str:
+def noscript_html(html: str | None, utf8: bytes | None = None) -> str:
     """The concatenated content of the page's ``<noscript>`` elements (``""`` if none).
 
     Found with ``str.find`` (C-level) rather than a regex scan of the whole page: most pages
     have none or a tracking pixel.  ``utf8``: ``html`` in UTF-8 (``Document.utf8``), searched
-    instead with the compiled ``find_all`` when there is one (the same parts)."""
+    instead with the compiled ``find_all`` when there is one (the same parts); ``html`` may then
+    be None (``Document.decoded_html`` of a page not decoded)."""
     fast = compiled.module()
     if utf8 is not None and fast is not None:
         return _noscript_in_utf8(fast, utf8)
+    if html is None:
+        html = utf8.decode("utf-8") if utf8 is not None else ""
     parts: list[str] = []
     for opening, closing in (("<noscript", "</noscript"), ("<NOSCRIPT", "</NOSCRIPT")):
         at = html.find(opening)
@@ -137,7 +140,7 @@ def content_document(doc: Document) -> tuple[Document, bool]:
     """The document whose blocks ``combined`` classifies: ``doc`` itself, or a document of its
     ``<noscript>`` content when that holds much more text than the visible body (the second
     value says which).  The crawler view is parsed with the same limits and cleaning."""
-    inner = noscript_html(doc.html, doc.utf8)
+    inner = noscript_html(doc.decoded_html, doc.utf8)  # (the bytes are searched: no decoding)
     if not inner:
         return doc, False
     chars = non_space_chars(_TAG_RE.sub(" ", inner))

@@ -1839,3 +1839,59 @@ def density_sum_select(
         free(best)
         free(cover)
     return mask_out, threshold, target, blocks, pruned
+
+
+# --- UTF-8 validation (the page's bytes, without decoding them) ----------------------------
+
+
+def utf8_check(const unsigned char[::1] data):
+    """``(valid, characters, ascii)`` of ``data``: whether ``data.decode("utf-8")`` succeeds (the
+    strict decoder's rules: no overlong forms, no surrogates, nothing above U+10FFFF), how many
+    characters it gives and whether every byte is ASCII; 8 ASCII bytes are checked at once."""
+    cdef Py_ssize_t n = data.shape[0], i = 0, chars = 0
+    cdef const unsigned char *b
+    cdef unsigned char c, c1
+    cdef uint64_t word
+    cdef bint ascii = True
+    if n == 0:
+        return True, 0, True
+    b = &data[0]
+    while i < n:
+        if i + 8 <= n:
+            memcpy(&word, b + i, 8)
+            if (word & 0x8080808080808080ULL) == 0:
+                i += 8
+                chars += 8
+                continue
+        c = b[i]
+        if c < 0x80:
+            i += 1
+            chars += 1
+            continue
+        ascii = False
+        if 0xC2 <= c <= 0xDF:
+            if i + 1 >= n or (b[i + 1] & 0xC0) != 0x80:
+                return False, 0, False
+            i += 2
+        elif 0xE0 <= c <= 0xEF:
+            if i + 2 >= n or (b[i + 2] & 0xC0) != 0x80:
+                return False, 0, False
+            c1 = b[i + 1]
+            if (c == 0xE0 and not (0xA0 <= c1 <= 0xBF)) or (c == 0xED and not (0x80 <= c1 <= 0x9F)) or (
+                c != 0xE0 and c != 0xED and (c1 & 0xC0) != 0x80
+            ):
+                return False, 0, False
+            i += 3
+        elif 0xF0 <= c <= 0xF4:
+            if i + 3 >= n or (b[i + 2] & 0xC0) != 0x80 or (b[i + 3] & 0xC0) != 0x80:
+                return False, 0, False
+            c1 = b[i + 1]
+            if (c == 0xF0 and not (0x90 <= c1 <= 0xBF)) or (c == 0xF4 and not (0x80 <= c1 <= 0x8F)) or (
+                c != 0xF0 and c != 0xF4 and (c1 & 0xC0) != 0x80
+            ):
+                return False, 0, False
+            i += 4
+        else:
+            return False, 0, False
+        chars += 1
+    return True, chars, ascii

@@ -464,3 +464,69 @@ def test_coreex_counts_and_scores_of_the_compiled_pass_equal_numpy():
                 assert slow.dtype == fast.dtype and np.array_equal(slow, fast)
             scored += bool(np.isfinite(results[0][5]).any())
     assert scored >= 2
+
+
+UTF8_EDGES = [
+    b"", b"a", b"abcdefgh", b"abcdefg\xc3\xa9", b"\xc2", b"\xc2\x80", b"\xc1\x80", b"\xe0\x9f\x80",
+    b"\xe0\xa0\x80", b"\xed\x9f\xbf", b"\xed\xa0\x80", b"\xef\xbf\xbf", b"\xf0\x8f\xbf\xbf",
+    b"\xf0\x90\x80\x80", b"\xf4\x8f\xbf\xbf", b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\xff", b"\x80",
+    b"abcdefg\xe2\x82", b"\xe2\x82\xacabcdefghi", "\ud800".encode("utf-8", "surrogatepass"),
+]  # fmt: skip
+
+
+def test_utf8_check_agrees_with_the_strict_decoder():
+    """The compiled check says what ``bytes.decode("utf-8")`` would: valid or not, how many
+    characters, all ASCII; on the decoder's edge cases (overlong forms, surrogates, above U+10FFFF,
+    cut sequences) and on random byte strings made of the bytes that start and continue them."""
+    rng = random.Random(7)
+    alphabet = [0x41, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC2, 0xDF, 0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF4]
+    cases = UTF8_EDGES + [
+        bytes(rng.choice(alphabet) for _ in range(rng.randint(1, 20))) for _ in range(20_000)
+    ]
+    valid = 0
+    for data in cases:
+        try:
+            text = data.decode("utf-8")
+            expected = (True, len(text), data.isascii())
+            valid += 1
+        except UnicodeDecodeError:
+            expected = (False, 0, False)
+        assert tuple(compiled.module().utf8_check(data)) == expected, data
+    assert 100 < valid < len(cases) - 100  # (both kinds are tested)
+
+
+def test_pages_not_decoded_parse_as_decoded_ones(monkeypatch):
+    """A page whose bytes are valid UTF-8 that ``decode_html`` would decode as UTF-8 is parsed
+    without decoding it (``Document.decoded_html`` None until ``html`` is read): the same title,
+    encoding, text, bytes, notes and DOM as through ``decode_html``; other declared charsets, a
+    byte-order mark, a NUL or invalid bytes take ``decode_html``."""
+    from contentx_udf.page import document
+
+    pages = [
+        b'<meta charset="iso-8859-1"><title>Caf\xc3\xa9</title><p>caf\xc3\xa9</p>',
+        b'<meta charset="iso-8859-1"><p>cafe</p>',
+        b'<meta charset="shift_jis"><p>\xc3\xa9</p>',
+        b'<meta charset="utf-8"><p>\xe9</p>',
+        b"\xef\xbb\xbf<p>bom</p>",
+        b"<p>nul\x00</p>",
+        "<div>".join(["<p>deep"] * 50).encode(),
+    ]
+    if (SHARED / "scrapinghub").exists():
+        pages += [p.html for p in load_gold(SHARED / "scrapinghub")]
+
+    def fields(doc):
+        dom = doc.dom
+        return doc.title, doc.encoding, doc.html, doc.utf8, doc.notes, dom.texts, dom.small_tag_id.tolist()
+
+    not_decoded = 0
+    for page in pages:
+        for content_type in (None, "text/html; charset=windows-1252", "text/html; charset=euc-jp"):
+            limits = document.Limits(max_depth=20)
+            doc = document.Document.parse(page, content_type=content_type, limits=limits)
+            not_decoded += doc.decoded_html is None
+            fast = fields(doc)
+            with monkeypatch.context() as m:
+                m.setattr(document, "_valid_utf8", lambda html, content_type: None)
+                slow = document.Document.parse(page, content_type=content_type, limits=limits)
+            assert fast == fields(slow), (page[:80], content_type)
+    assert not_decoded >= 100
