@@ -487,7 +487,7 @@ def _jsonld_types(html: str | None, utf8: bytes | None = None) -> set[str]:
     fast = compiled.module()
     if utf8 is not None and fast is not None:  # the regex tried at every place of the literal
         after = 0
-        for at in fast.find_all(utf8, _JSONLD_KEY_BYTES):
+        for at in fast.find_all(utf8, _JSONLD_KEY_BYTES, 1):  # (memchr for its rare "@")
             if at < after:
                 continue  # (inside the previous match, as the search below goes on after it)
             match = _JSONLD_BYTES_RE.match(utf8, at)

@@ -114,11 +114,12 @@ def _noscript_in_utf8(fast, utf8: bytes) -> str:
     place of each tag (``find_all``: memmem); the parts are cut at ASCII characters, so they
     decode to the ``str`` slices."""
     parts: list[str] = []
-    for opening, closing in ((b"<noscript", b"</noscript"), (b"<NOSCRIPT", b"</NOSCRIPT")):
-        opens = fast.find_all(utf8, opening)
+    # (find_all's anchor: the byte memchr looks for, "<" or the "O" upper-case letters rarely have)
+    for opening, closing, anchor in ((b"<noscript", b"</noscript", 0), (b"<NOSCRIPT", b"</NOSCRIPT", 2)):
+        opens = fast.find_all(utf8, opening, anchor)
         if not opens:
             continue
-        closes = fast.find_all(utf8, closing)
+        closes = fast.find_all(utf8, closing, anchor + (anchor > 0))
         at = opens[0]
         while True:
             start = utf8.find(b">", at)

@@ -1213,17 +1213,31 @@ cdef extern from "<string.h>" nogil:
     void *memmem(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length)
 
 
-def find_all(const unsigned char[::1] data, bytes needle):
+def find_all(const unsigned char[::1] data, bytes needle, Py_ssize_t anchor=-1):
     """The start of every occurrence of ``needle`` in ``data`` (overlapping ones too), in order:
     glibc's ``memmem``, several times faster than ``bytes.find`` on HTML, where the needle's
-    first and last characters ("<", "t") are everywhere."""
-    cdef Py_ssize_t n = data.shape[0], m = len(needle), pos = 0
+    first and last characters ("<", "t") are everywhere.  With ``anchor`` (an index into
+    ``needle``) ``memchr`` looks for that byte of the needle and the rest is compared where it is
+    found: faster when the byte is rare in ``data`` (the "@" of '"@type"')."""
+    cdef Py_ssize_t n = data.shape[0], m = len(needle), pos = 0, at
     cdef const unsigned char *start
     cdef const unsigned char *found
+    cdef const char *wanted = <const char *> needle
     out = []
     if n == 0 or m == 0:
         return out
     start = &data[0]
+    if 0 <= anchor < m:
+        pos = anchor  # (the anchor byte of the first possible occurrence)
+        while pos + m - anchor <= n:
+            found = <const unsigned char *> memchr(start + pos, <unsigned char> wanted[anchor], n - pos)
+            if found == NULL:
+                break
+            at = found - start - anchor  # (>= 0: the search starts at ``anchor``)
+            if at + m <= n and memcmp(start + at, wanted, m) == 0:
+                out.append(at)
+            pos = found - start + 1
+        return out
     while pos + m <= n:
         found = <const unsigned char *> memmem(start + pos, n - pos, <const char *> needle, m)
         if found == NULL:

@@ -530,3 +530,16 @@ def test_pages_not_decoded_parse_as_decoded_ones(monkeypatch):
                 slow = document.Document.parse(page, content_type=content_type, limits=limits)
             assert fast == fields(slow), (page[:80], content_type)
     assert not_decoded >= 100
+
+
+def test_find_all_with_an_anchor_finds_what_memmem_finds():
+    """``find_all`` finds every occurrence (overlapping ones too) whichever byte of the needle
+    ``memchr`` looks for, as a slice comparison at every position does."""
+    find_all = compiled.module().find_all
+    rng = random.Random(11)
+    for _ in range(3_000):
+        data = bytes(rng.choice(b'"@typ<NO') for _ in range(rng.randint(0, 40)))
+        for needle in (b'"@type"', b"@@", b'"@', b"<NO", b"p"):
+            expected = [i for i in range(len(data) - len(needle) + 1) if data[i : i + len(needle)] == needle]
+            for anchor in range(-1, len(needle)):
+                assert find_all(data, needle, anchor) == expected, (data, needle, anchor)
