@@ -582,16 +582,26 @@ cdef extern from "Python.h":
     bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
 
 
+#: ``Py_UNICODE_ISSPACE`` of the 256 characters a one-byte (Latin-1) ``str`` holds: its texts are
+#: read byte by byte with this table (most pages' text is ASCII).
+cdef unsigned char _SPACE1[256]
+for _c in range(256):
+    _SPACE1[_c] = Py_UNICODE_ISSPACE(_c)
+
+
 def block_texts(list texts, const int64_t[::1] ordinal, const int64_t[::1] seq):
     """For every run of equal ``seq`` values, the concatenation of the texts ``texts[ordinal[i]]``
     of the run with whitespace collapsed: ``" ".join("".join(run).split())`` (whitespace as
-    ``str.split`` has it)."""
+    ``str.split`` has it).  A run of one-byte (Latin-1) texts is collapsed byte by byte."""
     cdef Py_ssize_t n = ordinal.shape[0], start = 0, stop, i, j, total, length, written
     cdef Py_UCS4 *buffer = NULL
     cdef Py_UCS4 *bigger
+    cdef unsigned char *narrow
     cdef Py_ssize_t capacity = 0
     cdef Py_UCS4 ch
-    cdef bint pending_space
+    cdef unsigned char byte
+    cdef const unsigned char *chars
+    cdef bint pending_space, one_byte
     cdef int kind
     cdef void *data
     cdef str text
@@ -599,9 +609,13 @@ def block_texts(list texts, const int64_t[::1] ordinal, const int64_t[::1] seq):
     try:
         while start < n:
             stop = start + 1
-            total = PyUnicode_GET_LENGTH(texts[ordinal[start]])
+            text = texts[ordinal[start]]
+            total = PyUnicode_GET_LENGTH(text)
+            one_byte = PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND
             while stop < n and seq[stop] == seq[start]:
-                total += PyUnicode_GET_LENGTH(texts[ordinal[stop]])
+                text = texts[ordinal[stop]]
+                total += PyUnicode_GET_LENGTH(text)
+                one_byte = one_byte and PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND
                 stop += 1
             if total > capacity:
                 bigger = <Py_UCS4 *> realloc(buffer, total * sizeof(Py_UCS4))
@@ -610,6 +624,26 @@ def block_texts(list texts, const int64_t[::1] ordinal, const int64_t[::1] seq):
                 buffer, capacity = bigger, total
             written = 0
             pending_space = False
+            if one_byte:  # (the UCS4 buffer's bytes hold the one-byte text)
+                narrow = <unsigned char *> buffer
+                for i in range(start, stop):
+                    text = texts[ordinal[i]]
+                    chars = <const unsigned char *> PyUnicode_DATA(text)
+                    length = PyUnicode_GET_LENGTH(text)
+                    for j in range(length):
+                        byte = chars[j]
+                        if _SPACE1[byte]:
+                            pending_space = written > 0
+                        else:
+                            if pending_space:
+                                narrow[written] = 32
+                                written += 1
+                                pending_space = False
+                            narrow[written] = byte
+                            written += 1
+                out.append(PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, narrow, written) if written else "")
+                start = stop
+                continue
             for i in range(start, stop):
                 text = texts[ordinal[i]]
                 kind = PyUnicode_KIND(text)
@@ -746,6 +780,7 @@ def text_counts(list texts):
     cdef void *data
     cdef bint space, in_word
     cdef str text
+    cdef const unsigned char *chars
     for i in range(n):
         text = texts[i]
         kind = PyUnicode_KIND(text)
@@ -755,6 +790,20 @@ def text_counts(list texts):
         in_word = False
         first = -1
         last = -1
+        if kind == PyUnicode_1BYTE_KIND:  # (byte by byte, the same counts)
+            chars = <const unsigned char *> data
+            for j in range(length):
+                space = _SPACE1[chars[j]]
+                if not space:
+                    if not in_word:
+                        count += 1
+                    if first < 0:
+                        first = j
+                    last = j
+                in_word = not space
+            words[i] = count
+            stripped[i] = last - first + 1 if first >= 0 else 0
+            continue
         for j in range(length):
             space = Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, j))
             if not space:

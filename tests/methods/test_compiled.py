@@ -543,3 +543,44 @@ def test_find_all_with_an_anchor_finds_what_memmem_finds():
             expected = [i for i in range(len(data) - len(needle) + 1) if data[i : i + len(needle)] == needle]
             for anchor in range(-1, len(needle)):
                 assert find_all(data, needle, anchor) == expected, (data, needle, anchor)
+
+
+def test_text_counts_and_block_texts_of_one_byte_and_wider_texts():
+    """The one-byte (Latin-1) texts, read byte by byte with a table of ``str.isspace``, and the
+    wider ones give ``len(t.split())``, ``len(t.strip())`` and the runs' collapsed text as Python
+    does (Latin-1 spaces ``\\x1c``-``\\x1f``, ``\\x85``, ``\\xa0``; a run mixing both widths)."""
+    fast = compiled.module()
+    rng = random.Random(13)
+    latin = [
+        " ",
+        "\t",
+        "\n",
+        "\x0b",
+        "\x0c",
+        "\r",
+        "\x1c",
+        "\x1f",
+        "\x85",
+        "\xa0",
+        "a",
+        "B",
+        "\xe9",
+        "\xff",
+        ".",
+    ]
+    wide = latin + ["\u2003", "\u3000", "x\u0101", "\U0001f600"]
+    for _ in range(2_000):
+        alphabet = latin if rng.random() < 0.7 else wide
+        texts = [
+            "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12))) for _ in range(rng.randint(1, 9))
+        ]
+        words, stripped = fast.text_counts(texts)
+        assert words.tolist() == [len(t.split()) for t in texts]
+        assert stripped.tolist() == [len(t.strip()) for t in texts]
+        seq = np.array(sorted(rng.randint(0, 3) for _ in texts), dtype=np.int64)
+        runs = [
+            "".join(t for t, s in zip(texts, seq.tolist(), strict=True) if s == v)
+            for v in sorted(set(seq.tolist()))
+        ]
+        got = fast.block_texts(texts, np.arange(len(texts), dtype=np.int64), seq)
+        assert got == [" ".join(run.split()) for run in runs]
