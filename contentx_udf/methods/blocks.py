@@ -56,6 +56,19 @@ def page_blocks(dom: DomArrays) -> Blocks:
         empty = np.zeros(0, dtype=np.int64)
         return Blocks(text_block=empty, first_node=empty, owner=empty, texts=[])
     seq = dom.text_block_seq
+    fast = compiled.module()
+    if fast is not None:  # the runs, their text and numbering in one compiled pass
+        text_block, kept_nodes, first = fast.block_runs(seq, dom.text_counts(fast)[1])
+        if kept_nodes.size == 0:
+            empty = np.zeros(0, dtype=np.int64)
+            return Blocks(text_block=text_block, first_node=empty, owner=empty, texts=[])
+        first_node = text_nodes.take(first)
+        return Blocks(
+            text_block=text_block,
+            first_node=first_node,
+            owner=nearest_block(dom).take(first_node),
+            texts=dom.block_texts(kept_nodes),
+        )
     starts = np.empty(seq.size, dtype=bool)
     starts[0] = True
     np.not_equal(seq[1:], seq[:-1], out=starts[1:])

@@ -1958,3 +1958,40 @@ def utf8_check(const unsigned char[::1] data):
             return False, 0, False
         chars += 1
     return True, chars, ascii
+
+
+# --- the blocks of a page (methods.blocks.page_blocks) -------------------------------------
+
+
+def block_runs(const int64_t[::1] seq, const int64_t[::1] stripped):
+    """``(text_block, kept, first)`` of the text nodes whose block numbers are ``seq`` (runs of
+    equal values) and stripped lengths ``stripped``: the runs with some non-space text are the
+    blocks, numbered in order; ``text_block`` is each text node's block (-1 outside one), ``kept``
+    the text nodes in blocks and ``first`` each block's first text node (all indices into the text
+    nodes), what ``page_blocks``'s numpy steps give."""
+    cdef Py_ssize_t n = seq.shape[0], start = 0, stop, i, blocks = 0, kept_count = 0
+    cdef bint has_text
+    text_block_out = np.empty(n, dtype=np.int64)
+    kept_out = np.empty(n, dtype=np.int64)
+    first_out = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] text_block = text_block_out
+    cdef int64_t[::1] kept = kept_out
+    cdef int64_t[::1] first = first_out
+    while start < n:
+        stop = start + 1
+        has_text = stripped[start] > 0
+        while stop < n and seq[stop] == seq[start]:
+            has_text = has_text or stripped[stop] > 0
+            stop += 1
+        if has_text:
+            first[blocks] = start
+            for i in range(start, stop):
+                text_block[i] = blocks
+                kept[kept_count] = i
+                kept_count += 1
+            blocks += 1
+        else:
+            for i in range(start, stop):
+                text_block[i] = -1
+        start = stop
+    return text_block_out, kept_out[:kept_count], first_out[:blocks]

@@ -584,3 +584,25 @@ def test_text_counts_and_block_texts_of_one_byte_and_wider_texts():
         ]
         got = fast.block_texts(texts, np.arange(len(texts), dtype=np.int64), seq)
         assert got == [" ".join(run.split()) for run in runs]
+
+
+def test_page_blocks_of_the_compiled_runs_equal_the_numpy_steps():
+    """``block_runs`` (one compiled pass over the text nodes' block numbers and stripped lengths)
+    gives the blocks numpy's steps give: block of every text node, first node, owner and text, on
+    the tricky page, blank blocks and the scrapinghub pages."""
+    from contentx_udf.methods.blocks import content_document, page_blocks
+    from contentx_udf.page.document import Document
+
+    pages = [TRICKY.encode(), b"", b"<p> </p>", b"<p>a</p><div> \n</div><p>b<b> </b></p><p>\xc2\xa0</p>"]
+    if (SHARED / "scrapinghub").exists():
+        pages += [p.html for p in load_gold(SHARED / "scrapinghub")]
+    for page in pages:
+        view, _ = content_document(Document.parse(page))
+        dom = view.dom
+        fast = page_blocks(dom)
+        with compiled_passes(False):
+            slow = page_blocks(dom)
+        for name in ("text_block", "first_node", "owner"):
+            assert np.array_equal(getattr(fast, name), getattr(slow, name)), name
+            assert getattr(fast, name).dtype == getattr(slow, name).dtype
+        assert fast.texts == slow.texts
