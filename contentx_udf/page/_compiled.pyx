@@ -1995,3 +1995,31 @@ def block_runs(const int64_t[::1] seq, const int64_t[::1] stripped):
                 text_block[i] = -1
         start = stop
     return text_block_out, kept_out[:kept_count], first_out[:blocks]
+
+
+# --- visible characters ------------------------------------------------------------------
+
+
+cdef unsigned char _NOT_COUNTED[256]
+for _c in (32, 10, 9, 13, 12, 11, 0xA0):  # " \n\t\r\f\v" and the no-break space
+    _NOT_COUNTED[_c] = 1
+
+
+def non_space_chars(str text):
+    """How many characters of ``text`` are none of " \\n\\t\\r\\f\\v" and the no-break space
+    (:func:`~contentx_udf.page.document.non_space_chars`), counted over the string's own data."""
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i, count = 0
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef const unsigned char *chars
+    cdef Py_UCS4 ch
+    if kind == PyUnicode_1BYTE_KIND:
+        chars = <const unsigned char *> data
+        for i in range(n):
+            count += not _NOT_COUNTED[chars[i]]
+        return count
+    for i in range(n):
+        ch = PyUnicode_READ(kind, data, i)
+        count += not (ch < 256 and _NOT_COUNTED[ch])
+    return count
+

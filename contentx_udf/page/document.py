@@ -975,7 +975,11 @@ class Document:
 
 def non_space_chars(text: str) -> int:
     """Characters of ``text`` that are not whitespace (" \\n\\t\\r\\f\\v" and no-break space),
-    counted at C level: the ASCII ones deleted from the UTF-8 bytes, no-break spaces counted."""
+    counted at C level: the ASCII ones deleted from the UTF-8 bytes, no-break spaces counted (or
+    one compiled pass over the string)."""
+    fast = compiled.module()
+    if fast is not None:
+        return fast.non_space_chars(text)
     if text.isascii():
         return len(text.encode("ascii").translate(None, _ASCII_SPACES))
     data = text.encode("utf-8", "surrogatepass")

@@ -606,3 +606,21 @@ def test_page_blocks_of_the_compiled_runs_equal_the_numpy_steps():
             assert np.array_equal(getattr(fast, name), getattr(slow, name)), name
             assert getattr(fast, name).dtype == getattr(slow, name).dtype
         assert fast.texts == slow.texts
+
+
+def test_non_space_chars_of_the_compiled_count_equal_the_byte_deletion():
+    """The compiled count of visible characters (none of " \\n\\t\\r\\f\\v" and the no-break
+    space) equals the count from the UTF-8 bytes, on one-byte, two-byte and four-byte strings
+    (lone surrogates included) and on the scrapinghub pages' text."""
+    from contentx_udf.page import document
+
+    rng = random.Random(17)
+    alphabet = [" ", "\n", "\t", "\r", "\x0c", "\x0b", "\xa0", "a", "\xe9", "\x85", "\u2003", "\u3000"]
+    alphabet += ["\U0001f600", "\x1c", "\ud800"]
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 20))) for _ in range(5_000)]
+    if (SHARED / "scrapinghub").exists():
+        texts += [document.Document.parse(p.html).dom.joined_text for p in load_gold(SHARED / "scrapinghub")]
+    counts = [document.non_space_chars(t) for t in texts]
+    with compiled_passes(False):
+        assert counts == [document.non_space_chars(t) for t in texts]
+    assert sum(counts) > 0
