@@ -41,6 +41,14 @@ TRICKY = (
 )
 
 
+def fast_module():
+    """The compiled module, or a skip when the passes are off (CONTENTX_PURE_PYTHON, no build)."""
+    fast = compiled.module()
+    if fast is None:
+        pytest.skip(f"compiled passes off: {compiled.status()}")
+    return fast
+
+
 def test_the_extension_is_built():
     """The install builds it (setup.py): the Python fallback is for machines without a compiler."""
     if os.environ.get("CONTENTX_PURE_PYTHON", "") not in ("", "0"):
@@ -274,7 +282,7 @@ def test_key_groups_number_and_count_equal_keys_as_the_sorting_code():
 
     from .compiled_check import same_partition
 
-    fast = compiled.module()
+    fast = fast_module()
     rng = np.random.default_rng(3)
     for keys in (
         np.zeros(0, dtype=np.int64),
@@ -478,6 +486,7 @@ def test_utf8_check_agrees_with_the_strict_decoder():
     """The compiled check says what ``bytes.decode("utf-8")`` would: valid or not, how many
     characters, all ASCII; on the decoder's edge cases (overlong forms, surrogates, above U+10FFFF,
     cut sequences) and on random byte strings made of the bytes that start and continue them."""
+    fast = fast_module()
     rng = random.Random(7)
     alphabet = [0x41, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC2, 0xDF, 0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF4]
     cases = UTF8_EDGES + [
@@ -491,7 +500,7 @@ def test_utf8_check_agrees_with_the_strict_decoder():
             valid += 1
         except UnicodeDecodeError:
             expected = (False, 0, False)
-        assert tuple(compiled.module().utf8_check(data)) == expected, data
+        assert tuple(fast.utf8_check(data)) == expected, data
     assert 100 < valid < len(cases) - 100  # (both kinds are tested)
 
 
@@ -502,6 +511,7 @@ def test_pages_not_decoded_parse_as_decoded_ones(monkeypatch):
     byte-order mark, a NUL or invalid bytes take ``decode_html``."""
     from contentx_udf.page import document
 
+    fast_module()
     pages = [
         b'<meta charset="iso-8859-1"><title>Caf\xc3\xa9</title><p>caf\xc3\xa9</p>',
         b'<meta charset="iso-8859-1"><p>cafe</p>',
@@ -535,7 +545,7 @@ def test_pages_not_decoded_parse_as_decoded_ones(monkeypatch):
 def test_find_all_with_an_anchor_finds_what_memmem_finds():
     """``find_all`` finds every occurrence (overlapping ones too) whichever byte of the needle
     ``memchr`` looks for, as a slice comparison at every position does."""
-    find_all = compiled.module().find_all
+    find_all = fast_module().find_all
     rng = random.Random(11)
     for _ in range(3_000):
         data = bytes(rng.choice(b'"@typ<NO') for _ in range(rng.randint(0, 40)))
@@ -549,7 +559,7 @@ def test_text_counts_and_block_texts_of_one_byte_and_wider_texts():
     """The one-byte (Latin-1) texts, read byte by byte with a table of ``str.isspace``, and the
     wider ones give ``len(t.split())``, ``len(t.strip())`` and the runs' collapsed text as Python
     does (Latin-1 spaces ``\\x1c``-``\\x1f``, ``\\x85``, ``\\xa0``; a run mixing both widths)."""
-    fast = compiled.module()
+    fast = fast_module()
     rng = random.Random(13)
     latin = [
         " ",
@@ -593,6 +603,7 @@ def test_page_blocks_of_the_compiled_runs_equal_the_numpy_steps():
     from contentx_udf.methods.blocks import content_document, page_blocks
     from contentx_udf.page.document import Document
 
+    fast_module()
     pages = [TRICKY.encode(), b"", b"<p> </p>", b"<p>a</p><div> \n</div><p>b<b> </b></p><p>\xc2\xa0</p>"]
     if (SHARED / "scrapinghub").exists():
         pages += [p.html for p in load_gold(SHARED / "scrapinghub")]
@@ -614,6 +625,7 @@ def test_non_space_chars_of_the_compiled_count_equal_the_byte_deletion():
     (lone surrogates included) and on the scrapinghub pages' text."""
     from contentx_udf.page import document
 
+    fast_module()
     rng = random.Random(17)
     alphabet = [" ", "\n", "\t", "\r", "\x0c", "\x0b", "\xa0", "a", "\xe9", "\x85", "\u2003", "\u3000"]
     alphabet += ["\U0001f600", "\x1c", "\ud800"]
