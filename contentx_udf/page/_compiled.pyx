@@ -10,6 +10,10 @@
   per-process cache keyed by the values' bytes; computed by a Python function on a miss, so the
   keyword rules stay in one place) and a 32-bit hash of the class value.
 * :func:`tree_scores`: the sum of an oblivious tree ensemble's leaf values for every row.
+* :func:`utf8_check`, :func:`find_all`, :func:`nesting_within`: the page's bytes checked as
+  UTF-8, searched and bounded before (or instead of) decoding them.
+* :func:`block_runs`, :func:`block_texts`, :func:`text_counts`, :func:`non_space_chars`: the blocks
+  of a page and the counts of its texts.
 
 Lexbor is reached through the functions selectolax's extension exports (its ``*_noi`` accessors,
 looked up once with ``dlsym``) on the node address selectolax reports as ``mem_id``: no Lexbor
