@@ -252,6 +252,16 @@ _JSONLD_KEY = '"@type"'
 _JSONLD_KEY_BYTES = _JSONLD_KEY.encode()
 _JSONLD_KEY_TAIL = _JSONLD_KEY[1:]
 _JSONLD_RE = re.compile(r'"@type"\s*:\s*\[?\s*"(?:https?://schema\.org/)?([A-Za-z]+)"')
+#: ``_JSONLD_RE`` on UTF-8 bytes: ``\s`` spelled out as the UTF-8 encodings of the characters
+#: ``str`` patterns take for whitespace (``str.isspace``), so that both match the same text.
+_UNICODE_SPACE = (
+    rb"(?:[\t\n\v\f\r\x1c-\x1f ]|\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]"
+    rb"|\xe2\x81\x9f|\xe3\x80\x80)*"
+)
+_JSONLD_BYTES_RE = re.compile(
+    rb'"@type"' + _UNICODE_SPACE + rb":" + _UNICODE_SPACE + rb"\[?" + _UNICODE_SPACE
+    + rb'"(?:https?://schema\.org/)?([A-Za-z]+)"'
+)  # fmt: skip
 
 
 #: Character classes counted per block (one code unit belongs to at most one class; 0 = none).
@@ -467,15 +477,26 @@ def _put_url_features(put, url: str | None) -> None:
             put(f"url_{group}", 1.0)
 
 
-def _jsonld_types(html: str, utf8: bytes | None = None) -> set[str]:
+def _jsonld_types(html: str | None, utf8: bytes | None = None) -> set[str]:
     """The JSON-LD ``@type`` values of the page (lower case): what ``_JSONLD_RE.findall`` finds,
     the regex tried only where ``str.find`` finds its literal start (a regex scan of a whole page
-    costs far more).  ``utf8``: ``html`` in UTF-8, where the compiled ``find_all`` tells first
-    whether the literal occurs at all (most pages have none)."""
+    costs far more).  ``utf8``: ``html`` in UTF-8, where the regex's bytes form is tried at every
+    place of the literal that the compiled ``find_all`` finds (no ``str`` search: most pages' ``str``
+    is UCS-2 or UCS-4, where ``str.find`` is slow)."""
     found: set[str] = set()
     fast = compiled.module()
-    if utf8 is not None and fast is not None and not fast.find_all(utf8, _JSONLD_KEY_BYTES):
+    if utf8 is not None and fast is not None:  # the regex tried at every place of the literal
+        after = 0
+        for at in fast.find_all(utf8, _JSONLD_KEY_BYTES, 1):  # (memchr for its rare "@")
+            if at < after:
+                continue  # (inside the previous match, as the search below goes on after it)
+            match = _JSONLD_BYTES_RE.match(utf8, at)
+            if match is not None:
+                found.add(match.group(1).decode("ascii").lower())
+                after = match.end()
         return found
+    if html is None:  # (``Document.decoded_html`` of a page not decoded)
+        html = utf8.decode("utf-8") if utf8 is not None else ""
     at = _next_jsonld_key(html, 0)
     while at >= 0:
         match = _JSONLD_RE.match(html, at)
@@ -821,7 +842,7 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     put("page_blocks", np.log1p(nb))
     put("page_chars", np.log1p(total_chars))
     put("page_noscript", float(noscript_view))
-    found = _jsonld_types(doc.html, doc.utf8)
+    found = _jsonld_types(doc.decoded_html, doc.utf8)
     for t in JSONLD_TYPES:
         if t in found:
             put(f"ld_{t}", 1.0)

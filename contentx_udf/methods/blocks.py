@@ -56,6 +56,19 @@ def page_blocks(dom: DomArrays) -> Blocks:
         empty = np.zeros(0, dtype=np.int64)
         return Blocks(text_block=empty, first_node=empty, owner=empty, texts=[])
     seq = dom.text_block_seq
+    fast = compiled.module()
+    if fast is not None:  # the runs, their text and numbering in one compiled pass
+        text_block, kept_nodes, first = fast.block_runs(seq, dom.text_counts(fast)[1])
+        if kept_nodes.size == 0:
+            empty = np.zeros(0, dtype=np.int64)
+            return Blocks(text_block=text_block, first_node=empty, owner=empty, texts=[])
+        first_node = text_nodes.take(first)
+        return Blocks(
+            text_block=text_block,
+            first_node=first_node,
+            owner=nearest_block(dom).take(first_node),
+            texts=dom.block_texts(kept_nodes),
+        )
     starts = np.empty(seq.size, dtype=bool)
     starts[0] = True
     np.not_equal(seq[1:], seq[:-1], out=starts[1:])
@@ -82,15 +95,18 @@ def page_blocks(dom: DomArrays) -> Blocks:
     )
 
 
-def noscript_html(html: str, utf8: bytes | None = None) -> str:
+def noscript_html(html: str | None, utf8: bytes | None = None) -> str:
     """The concatenated content of the page's ``<noscript>`` elements (``""`` if none).
 
     Found with ``str.find`` (C-level) rather than a regex scan of the whole page: most pages
     have none or a tracking pixel.  ``utf8``: ``html`` in UTF-8 (``Document.utf8``), searched
-    instead with the compiled ``find_all`` when there is one (the same parts)."""
+    instead with the compiled ``find_all`` when there is one (the same parts); ``html`` may then
+    be None (``Document.decoded_html`` of a page not decoded)."""
     fast = compiled.module()
     if utf8 is not None and fast is not None:
         return _noscript_in_utf8(fast, utf8)
+    if html is None:
+        html = utf8.decode("utf-8") if utf8 is not None else ""
     parts: list[str] = []
     for opening, closing in (("<noscript", "</noscript"), ("<NOSCRIPT", "</NOSCRIPT")):
         at = html.find(opening)
@@ -111,11 +127,12 @@ def _noscript_in_utf8(fast, utf8: bytes) -> str:
     place of each tag (``find_all``: memmem); the parts are cut at ASCII characters, so they
     decode to the ``str`` slices."""
     parts: list[str] = []
-    for opening, closing in ((b"<noscript", b"</noscript"), (b"<NOSCRIPT", b"</NOSCRIPT")):
-        opens = fast.find_all(utf8, opening)
+    # (find_all's anchor: the byte memchr looks for, "<" or the "O" upper-case letters rarely have)
+    for opening, closing, anchor in ((b"<noscript", b"</noscript", 0), (b"<NOSCRIPT", b"</NOSCRIPT", 2)):
+        opens = fast.find_all(utf8, opening, anchor)
         if not opens:
             continue
-        closes = fast.find_all(utf8, closing)
+        closes = fast.find_all(utf8, closing, anchor + (anchor > 0))
         at = opens[0]
         while True:
             start = utf8.find(b">", at)
@@ -137,7 +154,7 @@ def content_document(doc: Document) -> tuple[Document, bool]:
     """The document whose blocks ``combined`` classifies: ``doc`` itself, or a document of its
     ``<noscript>`` content when that holds much more text than the visible body (the second
     value says which).  The crawler view is parsed with the same limits and cleaning."""
-    inner = noscript_html(doc.html, doc.utf8)
+    inner = noscript_html(doc.decoded_html, doc.utf8)  # (the bytes are searched: no decoding)
     if not inner:
         return doc, False
     chars = non_space_chars(_TAG_RE.sub(" ", inner))

@@ -46,9 +46,23 @@ from .blocks import content_document
 
 def model_for(params: dict[str, Any]) -> BlockModel:
     """The model named by ``params["model"]`` (the shipped one when empty), checked against the
-    features this code computes and for thresholds of ``params["mode"]``."""
-    model = load_model(params["model"] or None)
-    model.check_mode(params.get("mode", BALANCED))
+    features this code computes and for thresholds of ``params["mode"]`` (once per process for
+    each model and mode: ``load_model`` keeps every model it read)."""
+    key = (params["model"] or None, params.get("mode", BALANCED))
+    model = _CHECKED.get(key)
+    if model is None:
+        model = _CHECKED[key] = _checked_model(*key)
+    return model
+
+
+#: The models :func:`model_for` checked, by (model path or None, mode).
+_CHECKED: dict[tuple[Any, str], BlockModel] = {}
+
+
+def _checked_model(path: Any, mode: str) -> BlockModel:
+    """The model at ``path`` checked (see :func:`model_for`)."""
+    model = load_model(path)
+    model.check_mode(mode)
     page_names = model.page_types.feature_names if model.page_types is not None else PAGE_FEATURE_NAMES
     if model.feature_names != FEATURE_NAMES or page_names != PAGE_FEATURE_NAMES:
         raise ValueError(

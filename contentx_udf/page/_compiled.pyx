@@ -10,6 +10,10 @@
   per-process cache keyed by the values' bytes; computed by a Python function on a miss, so the
   keyword rules stay in one place) and a 32-bit hash of the class value.
 * :func:`tree_scores`: the sum of an oblivious tree ensemble's leaf values for every row.
+* :func:`utf8_check`, :func:`find_all`, :func:`nesting_within`: the page's bytes checked as
+  UTF-8, searched and bounded before (or instead of) decoding them.
+* :func:`block_runs`, :func:`block_texts`, :func:`text_counts`, :func:`non_space_chars`: the blocks
+  of a page and the counts of its texts.
 
 Lexbor is reached through the functions selectolax's extension exports (its ``*_noi`` accessors,
 looked up once with ``dlsym``) on the node address selectolax reports as ``mem_id``: no Lexbor
@@ -582,16 +586,26 @@ cdef extern from "Python.h":
     bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
 
 
+#: ``Py_UNICODE_ISSPACE`` of the 256 characters a one-byte (Latin-1) ``str`` holds: its texts are
+#: read byte by byte with this table (most pages' text is ASCII).
+cdef unsigned char _SPACE1[256]
+for _c in range(256):
+    _SPACE1[_c] = Py_UNICODE_ISSPACE(_c)
+
+
 def block_texts(list texts, const int64_t[::1] ordinal, const int64_t[::1] seq):
     """For every run of equal ``seq`` values, the concatenation of the texts ``texts[ordinal[i]]``
     of the run with whitespace collapsed: ``" ".join("".join(run).split())`` (whitespace as
-    ``str.split`` has it)."""
+    ``str.split`` has it).  A run of one-byte (Latin-1) texts is collapsed byte by byte."""
     cdef Py_ssize_t n = ordinal.shape[0], start = 0, stop, i, j, total, length, written
     cdef Py_UCS4 *buffer = NULL
     cdef Py_UCS4 *bigger
+    cdef unsigned char *narrow
     cdef Py_ssize_t capacity = 0
     cdef Py_UCS4 ch
-    cdef bint pending_space
+    cdef unsigned char byte
+    cdef const unsigned char *chars
+    cdef bint pending_space, one_byte
     cdef int kind
     cdef void *data
     cdef str text
@@ -599,9 +613,13 @@ def block_texts(list texts, const int64_t[::1] ordinal, const int64_t[::1] seq):
     try:
         while start < n:
             stop = start + 1
-            total = PyUnicode_GET_LENGTH(texts[ordinal[start]])
+            text = texts[ordinal[start]]
+            total = PyUnicode_GET_LENGTH(text)
+            one_byte = PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND
             while stop < n and seq[stop] == seq[start]:
-                total += PyUnicode_GET_LENGTH(texts[ordinal[stop]])
+                text = texts[ordinal[stop]]
+                total += PyUnicode_GET_LENGTH(text)
+                one_byte = one_byte and PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND
                 stop += 1
             if total > capacity:
                 bigger = <Py_UCS4 *> realloc(buffer, total * sizeof(Py_UCS4))
@@ -610,6 +628,26 @@ def block_texts(list texts, const int64_t[::1] ordinal, const int64_t[::1] seq):
                 buffer, capacity = bigger, total
             written = 0
             pending_space = False
+            if one_byte:  # (the UCS4 buffer's bytes hold the one-byte text)
+                narrow = <unsigned char *> buffer
+                for i in range(start, stop):
+                    text = texts[ordinal[i]]
+                    chars = <const unsigned char *> PyUnicode_DATA(text)
+                    length = PyUnicode_GET_LENGTH(text)
+                    for j in range(length):
+                        byte = chars[j]
+                        if _SPACE1[byte]:
+                            pending_space = written > 0
+                        else:
+                            if pending_space:
+                                narrow[written] = 32
+                                written += 1
+                                pending_space = False
+                            narrow[written] = byte
+                            written += 1
+                out.append(PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, narrow, written) if written else "")
+                start = stop
+                continue
             for i in range(start, stop):
                 text = texts[ordinal[i]]
                 kind = PyUnicode_KIND(text)
@@ -746,6 +784,7 @@ def text_counts(list texts):
     cdef void *data
     cdef bint space, in_word
     cdef str text
+    cdef const unsigned char *chars
     for i in range(n):
         text = texts[i]
         kind = PyUnicode_KIND(text)
@@ -755,6 +794,20 @@ def text_counts(list texts):
         in_word = False
         first = -1
         last = -1
+        if kind == PyUnicode_1BYTE_KIND:  # (byte by byte, the same counts)
+            chars = <const unsigned char *> data
+            for j in range(length):
+                space = _SPACE1[chars[j]]
+                if not space:
+                    if not in_word:
+                        count += 1
+                    if first < 0:
+                        first = j
+                    last = j
+                in_word = not space
+            words[i] = count
+            stripped[i] = last - first + 1 if first >= 0 else 0
+            continue
         for j in range(length):
             space = Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, j))
             if not space:
@@ -854,6 +907,65 @@ cdef inline bint _in_sorted(const uint64_t[::1] keys, uint64_t key) noexcept nog
     return lo < keys.shape[0] and keys[lo] == key
 
 
+cdef struct ShortNames:
+    uint64_t *keys        # a name of at most 8 bytes as its little-endian key (never 0)
+    int64_t *counts
+    unsigned char *flags  # SHORT_USED | SHORT_UNCOUNTED | SHORT_LEAF, found once per name
+    Py_ssize_t capacity
+    Py_ssize_t size
+
+
+DEF SHORT_USED = 1
+DEF SHORT_UNCOUNTED = 2
+DEF SHORT_LEAF = 4
+
+
+cdef inline Py_ssize_t _short_home(uint64_t key, Py_ssize_t capacity) noexcept nogil:
+    return <Py_ssize_t> ((key * 0x9E3779B97F4A7C15ULL) >> 32) & (capacity - 1)
+
+
+cdef Py_ssize_t _short_slot(
+    ShortNames *t, uint64_t key, const uint64_t[::1] uncounted_keys, const uint64_t[::1] svg_leaf_keys
+) except -1:
+    """The slot of the short name ``key`` in ``t`` (a new one, count 0 and the name's flags from the
+    sorted key lists, when unseen; grows the table)."""
+    cdef Py_ssize_t i, j, old_capacity
+    cdef uint64_t *old_keys
+    cdef int64_t *old_counts
+    cdef unsigned char *old_flags
+    if 2 * (t.size + 1) > t.capacity:
+        old_keys, old_counts, old_flags, old_capacity = t.keys, t.counts, t.flags, t.capacity
+        t.capacity = old_capacity * 2 if old_capacity else 128
+        t.keys = <uint64_t *> malloc(t.capacity * sizeof(uint64_t))
+        t.counts = <int64_t *> malloc(t.capacity * sizeof(int64_t))
+        t.flags = <unsigned char *> calloc(t.capacity, 1)
+        if t.keys == NULL or t.counts == NULL or t.flags == NULL:
+            raise MemoryError()
+        for i in range(old_capacity):
+            if old_flags[i]:
+                j = _short_home(old_keys[i], t.capacity)
+                while t.flags[j]:
+                    j = (j + 1) & (t.capacity - 1)
+                t.keys[j] = old_keys[i]
+                t.counts[j] = old_counts[i]
+                t.flags[j] = old_flags[i]
+        free(old_keys); free(old_counts); free(old_flags)
+    j = _short_home(key, t.capacity)
+    while t.flags[j]:
+        if t.keys[j] == key:
+            return j
+        j = (j + 1) & (t.capacity - 1)
+    t.keys[j] = key
+    t.counts[j] = 0
+    t.flags[j] = (
+        SHORT_USED
+        | (SHORT_UNCOUNTED if _in_sorted(uncounted_keys, key) else 0)
+        | (SHORT_LEAF if _in_sorted(svg_leaf_keys, key) else 0)
+    )
+    t.size += 1
+    return j
+
+
 def nesting_within(
     const unsigned char[::1] data,
     Py_ssize_t max_depth,
@@ -866,21 +978,26 @@ def nesting_within(
     tokens, names, self-closed SVG leaves and per-name depth counts floored at zero, walked in
     order instead of as numpy arrays (``uncounted_keys`` and ``svg_leaf_keys``: sorted 8-byte
     name keys; ``svg_long_rows``: the longer SVG leaf names as NAME_KEY-byte rows; ``svg_key``:
-    the key of ``svg``)."""
+    the key of ``svg``).  A name of at most 8 bytes (nearly every tag) is counted in a table keyed
+    by its 8-byte key, which also remembers whether the name is counted and an SVG leaf; a longer
+    name in one keyed by its first NAME_KEY bytes."""
     cdef Py_ssize_t n = data.shape[0]
     if n == 0:
         return True
     cdef const unsigned char *buf = &data[0]
-    cdef Py_ssize_t last = n - 1, p = 0, na, gt = -1, prev_gt = -2, length, i, j, full_length
+    cdef Py_ssize_t last = n - 1, p = 0, na, gt = -1, prev_gt = -2, length, i, j, slot_index
     cdef bint closing, real, counted, leaf_name, namespaced, ends_closed, leaf_closed, opens_svg
-    cdef bint long_name, long_leaf, svg_open_before = False, is_leaf
+    cdef bint long_name, svg_open_before = False, is_leaf
     cdef unsigned char key[NAME_KEY]
+    cdef unsigned char c
     cdef uint64_t short_key
     cdef int64_t total = 0, depth
     cdef int64_t *slot
     cdef const unsigned char *found
     cdef NameCounts table
+    cdef ShortNames names
     table.keys = NULL; table.counts = NULL; table.used = NULL; table.capacity = 0; table.size = 0
+    names.keys = NULL; names.counts = NULL; names.flags = NULL; names.capacity = 0; names.size = 0
     cdef bytes row
     cdef list long_rows = [bytes(r) for r in svg_long_rows]
     try:
@@ -900,29 +1017,33 @@ def nesting_within(
                 gt = (found - buf) if found != NULL else n
             real = gt < n and gt != prev_gt
             prev_gt = gt
-            # the lowered name: its first NAME_KEY bytes, zero-padded
-            memset(key, 0, NAME_KEY)
+            # the lowered name: its first 8 bytes as a key (little-endian, as numpy's view("<u8"))
+            short_key = 0
             length = 0
-            while length < NAME_KEY and na + length < n and _NAME_BYTE[buf[na + length]]:
-                key[length] = _LOWER[buf[na + length]]
+            namespaced = False
+            while length < 9 and na + length < n and _NAME_BYTE[buf[na + length]]:
+                c = _LOWER[buf[na + length]]
+                namespaced = namespaced or c == 58  # ":" in the first 9 letters
+                if length < 8:
+                    short_key |= (<uint64_t> c) << (8 * length)
                 length += 1
-            full_length = length
-            namespaced = memchr(key, 58, 9 if length > 9 else length) != NULL  # ":" in 9 letters
-            long_name = full_length >= NAME_KEY
+            ends_closed = real and buf[gt - 1] == 47
             if length <= 8:
-                short_key = 0
-                for i in range(8):  # (little-endian, as numpy's view("<u8"))
-                    short_key |= (<uint64_t> key[i]) << (8 * i)
-                counted = real and not _in_sorted(uncounted_keys, short_key)
-                leaf_name = _in_sorted(svg_leaf_keys, short_key)
-                long_leaf = False
-            else:
-                short_key = 0
+                long_name = False
+                slot_index = _short_slot(&names, short_key, uncounted_keys, svg_leaf_keys)
+                counted = real and not (names.flags[slot_index] & SHORT_UNCOUNTED)
+                leaf_name = (names.flags[slot_index] & SHORT_LEAF) != 0
+            else:  # the first NAME_KEY lowered bytes, zero-padded
+                slot_index = -1
+                memset(key, 0, NAME_KEY)
+                length = 0
+                while length < NAME_KEY and na + length < n and _NAME_BYTE[buf[na + length]]:
+                    key[length] = _LOWER[buf[na + length]]
+                    length += 1
+                long_name = length >= NAME_KEY
                 counted = real
                 row = PyBytes_FromStringAndSize(<const char *> key, NAME_KEY)
-                long_leaf = row in long_rows
-                leaf_name = long_leaf
-            ends_closed = real and buf[gt - 1] == 47
+                leaf_name = row in long_rows
             leaf_closed = (not closing) and ends_closed and (
                 _SPACE_QUOTE[buf[gt - 2]] or (length <= 8 and gt - 1 == na + length)
             )
@@ -938,7 +1059,7 @@ def nesting_within(
             if closing and long_name:
                 depth = total  # (an end tag of a long name never lowers the estimate)
             else:
-                slot = _count_slot(&table, key)
+                slot = &names.counts[slot_index] if slot_index >= 0 else _count_slot(&table, key)
                 if closing:
                     depth = total
                     if slot[0] > 0:
@@ -953,6 +1074,7 @@ def nesting_within(
         return True
     finally:
         free(table.keys); free(table.counts); free(table.used)
+        free(names.keys); free(names.counts); free(names.flags)
 
 
 # --- cleaning: the removed tags and the hidden elements (document._remove_unseen) ----------
@@ -1144,17 +1266,31 @@ cdef extern from "<string.h>" nogil:
     void *memmem(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length)
 
 
-def find_all(const unsigned char[::1] data, bytes needle):
+def find_all(const unsigned char[::1] data, bytes needle, Py_ssize_t anchor=-1):
     """The start of every occurrence of ``needle`` in ``data`` (overlapping ones too), in order:
     glibc's ``memmem``, several times faster than ``bytes.find`` on HTML, where the needle's
-    first and last characters ("<", "t") are everywhere."""
-    cdef Py_ssize_t n = data.shape[0], m = len(needle), pos = 0
+    first and last characters ("<", "t") are everywhere.  With ``anchor`` (an index into
+    ``needle``) ``memchr`` looks for that byte of the needle and the rest is compared where it is
+    found: faster when the byte is rare in ``data`` (the "@" of '"@type"')."""
+    cdef Py_ssize_t n = data.shape[0], m = len(needle), pos = 0, at
     cdef const unsigned char *start
     cdef const unsigned char *found
+    cdef const char *wanted = <const char *> needle
     out = []
     if n == 0 or m == 0:
         return out
     start = &data[0]
+    if 0 <= anchor < m:
+        pos = anchor  # (the anchor byte of the first possible occurrence)
+        while pos + m - anchor <= n:
+            found = <const unsigned char *> memchr(start + pos, <unsigned char> wanted[anchor], n - pos)
+            if found == NULL:
+                break
+            at = found - start - anchor  # (>= 0: the search starts at ``anchor``)
+            if at + m <= n and memcmp(start + at, wanted, m) == 0:
+                out.append(at)
+            pos = found - start + 1
+        return out
     while pos + m <= n:
         found = <const unsigned char *> memmem(start + pos, n - pos, <const char *> needle, m)
         if found == NULL:
@@ -1770,3 +1906,124 @@ def density_sum_select(
         free(best)
         free(cover)
     return mask_out, threshold, target, blocks, pruned
+
+
+# --- UTF-8 validation (the page's bytes, without decoding them) ----------------------------
+
+
+def utf8_check(const unsigned char[::1] data):
+    """``(valid, characters, ascii)`` of ``data``: whether ``data.decode("utf-8")`` succeeds (the
+    strict decoder's rules: no overlong forms, no surrogates, nothing above U+10FFFF), how many
+    characters it gives and whether every byte is ASCII; 8 ASCII bytes are checked at once."""
+    cdef Py_ssize_t n = data.shape[0], i = 0, chars = 0
+    cdef const unsigned char *b
+    cdef unsigned char c, c1
+    cdef uint64_t word
+    cdef bint ascii = True
+    if n == 0:
+        return True, 0, True
+    b = &data[0]
+    while i < n:
+        if i + 8 <= n:
+            memcpy(&word, b + i, 8)
+            if (word & 0x8080808080808080ULL) == 0:
+                i += 8
+                chars += 8
+                continue
+        c = b[i]
+        if c < 0x80:
+            i += 1
+            chars += 1
+            continue
+        ascii = False
+        if 0xC2 <= c <= 0xDF:
+            if i + 1 >= n or (b[i + 1] & 0xC0) != 0x80:
+                return False, 0, False
+            i += 2
+        elif 0xE0 <= c <= 0xEF:
+            if i + 2 >= n or (b[i + 2] & 0xC0) != 0x80:
+                return False, 0, False
+            c1 = b[i + 1]
+            if (c == 0xE0 and not (0xA0 <= c1 <= 0xBF)) or (c == 0xED and not (0x80 <= c1 <= 0x9F)) or (
+                c != 0xE0 and c != 0xED and (c1 & 0xC0) != 0x80
+            ):
+                return False, 0, False
+            i += 3
+        elif 0xF0 <= c <= 0xF4:
+            if i + 3 >= n or (b[i + 2] & 0xC0) != 0x80 or (b[i + 3] & 0xC0) != 0x80:
+                return False, 0, False
+            c1 = b[i + 1]
+            if (c == 0xF0 and not (0x90 <= c1 <= 0xBF)) or (c == 0xF4 and not (0x80 <= c1 <= 0x8F)) or (
+                c != 0xF0 and c != 0xF4 and (c1 & 0xC0) != 0x80
+            ):
+                return False, 0, False
+            i += 4
+        else:
+            return False, 0, False
+        chars += 1
+    return True, chars, ascii
+
+
+# --- the blocks of a page (methods.blocks.page_blocks) -------------------------------------
+
+
+def block_runs(const int64_t[::1] seq, const int64_t[::1] stripped):
+    """``(text_block, kept, first)`` of the text nodes whose block numbers are ``seq`` (runs of
+    equal values) and stripped lengths ``stripped``: the runs with some non-space text are the
+    blocks, numbered in order; ``text_block`` is each text node's block (-1 outside one), ``kept``
+    the text nodes in blocks and ``first`` each block's first text node (all indices into the text
+    nodes), what ``page_blocks``'s numpy steps give."""
+    cdef Py_ssize_t n = seq.shape[0], start = 0, stop, i, blocks = 0, kept_count = 0
+    cdef bint has_text
+    text_block_out = np.empty(n, dtype=np.int64)
+    kept_out = np.empty(n, dtype=np.int64)
+    first_out = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] text_block = text_block_out
+    cdef int64_t[::1] kept = kept_out
+    cdef int64_t[::1] first = first_out
+    while start < n:
+        stop = start + 1
+        has_text = stripped[start] > 0
+        while stop < n and seq[stop] == seq[start]:
+            has_text = has_text or stripped[stop] > 0
+            stop += 1
+        if has_text:
+            first[blocks] = start
+            for i in range(start, stop):
+                text_block[i] = blocks
+                kept[kept_count] = i
+                kept_count += 1
+            blocks += 1
+        else:
+            for i in range(start, stop):
+                text_block[i] = -1
+        start = stop
+    return text_block_out, kept_out[:kept_count], first_out[:blocks]
+
+
+# --- visible characters ------------------------------------------------------------------
+
+
+cdef unsigned char _NOT_COUNTED[256]
+for _c in (32, 10, 9, 13, 12, 11, 0xA0):  # " \n\t\r\f\v" and the no-break space
+    _NOT_COUNTED[_c] = 1
+
+
+def non_space_chars(str text):
+    """How many characters of ``text`` are none of " \\n\\t\\r\\f\\v" and the no-break space
+    (:func:`~contentx_udf.page.document.non_space_chars`), counted over the string's own data."""
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i, count = 0
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef const unsigned char *chars
+    cdef Py_UCS4 ch
+    if kind == PyUnicode_1BYTE_KIND:
+        chars = <const unsigned char *> data
+        for i in range(n):
+            count += not _NOT_COUNTED[chars[i]]
+        return count
+    for i in range(n):
+        ch = PyUnicode_READ(kind, data, i)
+        count += not (ch < 256 and _NOT_COUNTED[ch])
+    return count
+

@@ -23,7 +23,7 @@ _FUNCTIONS = (
     "block_texts", "word_hits", "text_shape", "text_counts", "nesting_within",
     "remove_unseen", "find_all", "key_groups", "repeated_siblings", "block_columns", "smooth_columns",
     "window_columns", "cetd_counts", "children_sum", "subtree_argmax",
-    "coreex_pass", "density_sum_select",
+    "coreex_pass", "density_sum_select", "utf8_check", "block_runs", "non_space_chars",
 )  # fmt: skip
 
 

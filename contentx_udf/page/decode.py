@@ -128,14 +128,7 @@ def decode_html(data: bytes | str, content_type: str | None = None) -> Decoded:
             text = data[len(bom) :].decode(enc, errors="replace")
             return Decoded(text, enc, "bom", "\ufffd" in text)
 
-    declared: list[tuple[str, str]] = []
-    http = normalize_charset(charset_from_content_type(content_type))
-    if http:
-        declared.append((http, "http"))
-    meta = normalize_charset(charset_from_meta(data))
-    if meta and meta not in ("utf-16-le", "utf-16-be"):  # a <meta> read as ASCII cannot be UTF-16
-        declared.append((meta, "meta"))
-
+    declared = _declared(data, content_type)
     utf8 = _strict(data, "utf-8")
     for enc, source in declared:
         if utf8 is not None and enc != "utf-8" and _is_single_byte(enc) and not utf8.isascii():
@@ -162,6 +155,34 @@ def decode_html(data: bytes | str, content_type: str | None = None) -> Decoded:
         enc, source = "cp1252", "fallback"
     text = data.decode(enc, errors="replace")
     return Decoded(text, enc, source, True)
+
+
+def _declared(data: bytes, content_type: str | None) -> list[tuple[str, str]]:
+    """The charsets ``data`` declares, in order of evidence: (codec, "http" or "meta")."""
+    declared: list[tuple[str, str]] = []
+    http = normalize_charset(charset_from_content_type(content_type))
+    if http:
+        declared.append((http, "http"))
+    meta = normalize_charset(charset_from_meta(data))
+    if meta and meta not in ("utf-16-le", "utf-16-be"):  # a <meta> read as ASCII cannot be UTF-16
+        declared.append((meta, "meta"))
+    return declared
+
+
+def utf8_source(data: bytes, content_type: str | None, is_ascii: bool) -> str | None:
+    """``decode_html(data, content_type).source`` when ``data`` (no byte-order mark; valid UTF-8,
+    ``is_ascii`` when all ASCII: checked by the caller without decoding) is decoded as UTF-8 by
+    it; None when :func:`decode_html` would try another encoding first (the caller then calls it).
+    The same evidence in the same order as :func:`decode_html`'s."""
+    declared = _declared(data, content_type)
+    if not declared:
+        return "utf-8"
+    enc, source = declared[0]
+    if enc == "utf-8":
+        return source
+    if _is_single_byte(enc) and not is_ascii:
+        return f"utf-8 (declared {enc} in {source})"
+    return None
 
 
 @functools.lru_cache(maxsize=64)

@@ -23,14 +23,14 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from itertools import islice
 
 import numpy as np
 from selectolax.lexbor import LexborHTMLParser
 
 from . import compiled
-from .decode import decode_html
+from .decode import decode_html, utf8_source
 from .source import SourceArrays
 from .tags import (
     _OPTIONAL_END_TAGS,
@@ -43,6 +43,28 @@ from .tags import (
     VOID_TAGS,
     tag_ids,
 )
+
+
+class cached_property:  # noqa: N801 (named as the functools decorator it replaces)
+    """``functools.cached_property`` without its lock: Python 3.11's takes an ``RLock`` on every
+    first access (removed in 3.12), a few microseconds each on a page's dozen cached views.  The
+    value is stored in the instance's ``__dict__``, which later reads find first (a non-data
+    descriptor); two threads computing one view at once would compute the same value twice."""
+
+    def __init__(self, func):
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.func(instance)
+        return value
+
 
 # --- limits ----------------------------------------------------------------------------
 
@@ -283,6 +305,22 @@ def _encode(text: str) -> tuple[bytes, bool]:
         return text.encode("utf-8"), True
     except UnicodeEncodeError:
         return text.encode("utf-8", "ignore"), False
+
+
+_BOM_PREFIXES = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
+def _valid_utf8(html: str | bytes, content_type: str | None) -> tuple[bytes, int] | None:
+    """``(html, characters)`` when :func:`decode_html` decodes the bytes ``html`` as UTF-8 with
+    nothing replaced (no byte-order mark, valid UTF-8, no other charset declared first), found
+    with the compiled check instead of decoding; None otherwise (or without the compiled passes)."""
+    fast = compiled.module()
+    if fast is None or not isinstance(html, bytes) or html.startswith(_BOM_PREFIXES):
+        return None
+    valid, chars, is_ascii = fast.utf8_check(html)
+    if not valid or utf8_source(html, content_type, is_ascii) is None:
+        return None
+    return html, chars
 
 
 def _utf8_input(html: str | bytes, decoded) -> bytes | None:
@@ -810,9 +848,9 @@ class Document:
     limits: Limits
     #: What bounding and decoding did to the page (recorded in every method's scores).
     notes: dict[str, float] = field(default_factory=dict)
-    #: The decoded (and bounded) page as parsed: read by methods that look at what cleaning
-    #: removes (JSON-LD in ``<script>``, the ``<noscript>`` crawler view).
-    html: str = field(default="", repr=False)
+    #: The decoded (and bounded) page as parsed (:attr:`html`); None when it is ``utf8`` decoded,
+    #: which :attr:`html` then does on first use.
+    decoded_html: str | None = field(default="", repr=False)
     #: The page's address when the caller knows it (``WARC-Target-URI``).
     url: str | None = None
     #: ``html`` in UTF-8 (what Lexbor parsed) when it is exactly that: searched instead of
@@ -829,9 +867,21 @@ class Document:
         limits: Limits = DEFAULT_LIMITS,
         url: str | None = None,
     ) -> Document:
+        notes: dict[str, float] = {}
+        utf8 = _valid_utf8(html, content_type)
+        if utf8 is not None and b"\x00" not in utf8[0] and utf8[1] <= limits.max_chars:
+            # valid UTF-8 that decode_html decodes as UTF-8: parsed as it is, decoded only if needed
+            data, encoding, text = utf8[0], "utf-8", None
+            exact = True
+            if not nesting_within(data, limits.max_depth):
+                text = data.decode("utf-8")
+                text, dropped = bound_nesting(text, limits.max_depth)
+                if dropped:
+                    notes["dropped_deep_tags"] = float(dropped)
+                    data, exact = _encode(text)
+            return cls._parsed(data, exact, text, encoding, limits, notes, url)
         decoded = decode_html(html, content_type)
         text = decoded.text
-        notes: dict[str, float] = {}
         if decoded.replaced:
             notes["decode_replaced"] = 1.0
         data = _utf8_input(html, decoded)
@@ -851,6 +901,21 @@ class Document:
             if dropped:
                 notes["dropped_deep_tags"] = float(dropped)
                 data, exact = _encode(text)
+        return cls._parsed(data, exact, text, decoded.encoding, limits, notes, url)
+
+    @classmethod
+    def _parsed(
+        cls,
+        data: bytes,
+        exact: bool,
+        text: str | None,
+        encoding: str,
+        limits: Limits,
+        notes: dict[str, float],
+        url: str | None,
+    ) -> Document:
+        """The document of the bounded page ``text`` whose UTF-8 is ``data`` (``exact``: exactly
+        its encoding; ``text`` None: ``data`` decoded), parsed and cleaned."""
         tree = LexborHTMLParser(data)
         title_node = tree.css_first("title")
         title = " ".join(title_node.text().split()) if title_node is not None else None
@@ -865,13 +930,21 @@ class Document:
         return cls(
             tree=tree,
             title=title or None,
-            encoding=decoded.encoding,
+            encoding=encoding,
             limits=limits,
             notes=notes,
-            html=text,
+            decoded_html=text,
             url=url,
             utf8=data if exact else None,
         )
+
+    @property
+    def html(self) -> str:
+        """The decoded (and bounded) page as parsed: read by methods that look at what cleaning
+        removes (JSON-LD in ``<script>``, the ``<noscript>`` crawler view)."""
+        if self.decoded_html is None:
+            self.decoded_html = self.utf8.decode("utf-8") if self.utf8 is not None else ""
+        return self.decoded_html
 
     @cached_property
     def dom(self) -> DomArrays:
@@ -902,7 +975,11 @@ class Document:
 
 def non_space_chars(text: str) -> int:
     """Characters of ``text`` that are not whitespace (" \\n\\t\\r\\f\\v" and no-break space),
-    counted at C level: the ASCII ones deleted from the UTF-8 bytes, no-break spaces counted."""
+    counted at C level: the ASCII ones deleted from the UTF-8 bytes, no-break spaces counted (or
+    one compiled pass over the string)."""
+    fast = compiled.module()
+    if fast is not None:
+        return fast.non_space_chars(text)
     if text.isascii():
         return len(text.encode("ascii").translate(None, _ASCII_SPACES))
     data = text.encode("utf-8", "surrogatepass")

@@ -41,6 +41,14 @@ TRICKY = (
 )
 
 
+def fast_module():
+    """The compiled module, or a skip when the passes are off (CONTENTX_PURE_PYTHON, no build)."""
+    fast = compiled.module()
+    if fast is None:
+        pytest.skip(f"compiled passes off: {compiled.status()}")
+    return fast
+
+
 def test_the_extension_is_built():
     """The install builds it (setup.py): the Python fallback is for machines without a compiler."""
     if os.environ.get("CONTENTX_PURE_PYTHON", "") not in ("", "0"):
@@ -274,7 +282,7 @@ def test_key_groups_number_and_count_equal_keys_as_the_sorting_code():
 
     from .compiled_check import same_partition
 
-    fast = compiled.module()
+    fast = fast_module()
     rng = np.random.default_rng(3)
     for keys in (
         np.zeros(0, dtype=np.int64),
@@ -464,3 +472,167 @@ def test_coreex_counts_and_scores_of_the_compiled_pass_equal_numpy():
                 assert slow.dtype == fast.dtype and np.array_equal(slow, fast)
             scored += bool(np.isfinite(results[0][5]).any())
     assert scored >= 2
+
+
+UTF8_EDGES = [
+    b"", b"a", b"abcdefgh", b"abcdefg\xc3\xa9", b"\xc2", b"\xc2\x80", b"\xc1\x80", b"\xe0\x9f\x80",
+    b"\xe0\xa0\x80", b"\xed\x9f\xbf", b"\xed\xa0\x80", b"\xef\xbf\xbf", b"\xf0\x8f\xbf\xbf",
+    b"\xf0\x90\x80\x80", b"\xf4\x8f\xbf\xbf", b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\xff", b"\x80",
+    b"abcdefg\xe2\x82", b"\xe2\x82\xacabcdefghi", "\ud800".encode("utf-8", "surrogatepass"),
+]  # fmt: skip
+
+
+def test_utf8_check_agrees_with_the_strict_decoder():
+    """The compiled check says what ``bytes.decode("utf-8")`` would: valid or not, how many
+    characters, all ASCII; on the decoder's edge cases (overlong forms, surrogates, above U+10FFFF,
+    cut sequences) and on random byte strings made of the bytes that start and continue them."""
+    fast = fast_module()
+    rng = random.Random(7)
+    alphabet = [0x41, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC2, 0xDF, 0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF4]
+    cases = UTF8_EDGES + [
+        bytes(rng.choice(alphabet) for _ in range(rng.randint(1, 20))) for _ in range(20_000)
+    ]
+    valid = 0
+    for data in cases:
+        try:
+            text = data.decode("utf-8")
+            expected = (True, len(text), data.isascii())
+            valid += 1
+        except UnicodeDecodeError:
+            expected = (False, 0, False)
+        assert tuple(fast.utf8_check(data)) == expected, data
+    assert 100 < valid < len(cases) - 100  # (both kinds are tested)
+
+
+def test_pages_not_decoded_parse_as_decoded_ones(monkeypatch):
+    """A page whose bytes are valid UTF-8 that ``decode_html`` would decode as UTF-8 is parsed
+    without decoding it (``Document.decoded_html`` None until ``html`` is read): the same title,
+    encoding, text, bytes, notes and DOM as through ``decode_html``; other declared charsets, a
+    byte-order mark, a NUL or invalid bytes take ``decode_html``."""
+    from contentx_udf.page import document
+
+    fast_module()
+    pages = [
+        b'<meta charset="iso-8859-1"><title>Caf\xc3\xa9</title><p>caf\xc3\xa9</p>',
+        b'<meta charset="iso-8859-1"><p>cafe</p>',
+        b'<meta charset="shift_jis"><p>\xc3\xa9</p>',
+        b'<meta charset="utf-8"><p>\xe9</p>',
+        b"\xef\xbb\xbf<p>bom</p>",
+        b"<p>nul\x00</p>",
+        "<div>".join(["<p>deep"] * 50).encode(),
+    ]
+    if (SHARED / "scrapinghub").exists():
+        pages += [p.html for p in load_gold(SHARED / "scrapinghub")]
+
+    def fields(doc):
+        dom = doc.dom
+        return doc.title, doc.encoding, doc.html, doc.utf8, doc.notes, dom.texts, dom.small_tag_id.tolist()
+
+    not_decoded = 0
+    for page in pages:
+        for content_type in (None, "text/html; charset=windows-1252", "text/html; charset=euc-jp"):
+            limits = document.Limits(max_depth=20)
+            doc = document.Document.parse(page, content_type=content_type, limits=limits)
+            not_decoded += doc.decoded_html is None
+            fast = fields(doc)
+            with monkeypatch.context() as m:
+                m.setattr(document, "_valid_utf8", lambda html, content_type: None)
+                slow = document.Document.parse(page, content_type=content_type, limits=limits)
+            assert fast == fields(slow), (page[:80], content_type)
+    assert not_decoded >= 100
+
+
+def test_find_all_with_an_anchor_finds_what_memmem_finds():
+    """``find_all`` finds every occurrence (overlapping ones too) whichever byte of the needle
+    ``memchr`` looks for, as a slice comparison at every position does."""
+    find_all = fast_module().find_all
+    rng = random.Random(11)
+    for _ in range(3_000):
+        data = bytes(rng.choice(b'"@typ<NO') for _ in range(rng.randint(0, 40)))
+        for needle in (b'"@type"', b"@@", b'"@', b"<NO", b"p"):
+            expected = [i for i in range(len(data) - len(needle) + 1) if data[i : i + len(needle)] == needle]
+            for anchor in range(-1, len(needle)):
+                assert find_all(data, needle, anchor) == expected, (data, needle, anchor)
+
+
+def test_text_counts_and_block_texts_of_one_byte_and_wider_texts():
+    """The one-byte (Latin-1) texts, read byte by byte with a table of ``str.isspace``, and the
+    wider ones give ``len(t.split())``, ``len(t.strip())`` and the runs' collapsed text as Python
+    does (Latin-1 spaces ``\\x1c``-``\\x1f``, ``\\x85``, ``\\xa0``; a run mixing both widths)."""
+    fast = fast_module()
+    rng = random.Random(13)
+    latin = [
+        " ",
+        "\t",
+        "\n",
+        "\x0b",
+        "\x0c",
+        "\r",
+        "\x1c",
+        "\x1f",
+        "\x85",
+        "\xa0",
+        "a",
+        "B",
+        "\xe9",
+        "\xff",
+        ".",
+    ]
+    wide = latin + ["\u2003", "\u3000", "x\u0101", "\U0001f600"]
+    for _ in range(2_000):
+        alphabet = latin if rng.random() < 0.7 else wide
+        texts = [
+            "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12))) for _ in range(rng.randint(1, 9))
+        ]
+        words, stripped = fast.text_counts(texts)
+        assert words.tolist() == [len(t.split()) for t in texts]
+        assert stripped.tolist() == [len(t.strip()) for t in texts]
+        seq = np.array(sorted(rng.randint(0, 3) for _ in texts), dtype=np.int64)
+        runs = [
+            "".join(t for t, s in zip(texts, seq.tolist(), strict=True) if s == v)
+            for v in sorted(set(seq.tolist()))
+        ]
+        got = fast.block_texts(texts, np.arange(len(texts), dtype=np.int64), seq)
+        assert got == [" ".join(run.split()) for run in runs]
+
+
+def test_page_blocks_of_the_compiled_runs_equal_the_numpy_steps():
+    """``block_runs`` (one compiled pass over the text nodes' block numbers and stripped lengths)
+    gives the blocks numpy's steps give: block of every text node, first node, owner and text, on
+    the tricky page, blank blocks and the scrapinghub pages."""
+    from contentx_udf.methods.blocks import content_document, page_blocks
+    from contentx_udf.page.document import Document
+
+    fast_module()
+    pages = [TRICKY.encode(), b"", b"<p> </p>", b"<p>a</p><div> \n</div><p>b<b> </b></p><p>\xc2\xa0</p>"]
+    if (SHARED / "scrapinghub").exists():
+        pages += [p.html for p in load_gold(SHARED / "scrapinghub")]
+    for page in pages:
+        view, _ = content_document(Document.parse(page))
+        dom = view.dom
+        fast = page_blocks(dom)
+        with compiled_passes(False):
+            slow = page_blocks(dom)
+        for name in ("text_block", "first_node", "owner"):
+            assert np.array_equal(getattr(fast, name), getattr(slow, name)), name
+            assert getattr(fast, name).dtype == getattr(slow, name).dtype
+        assert fast.texts == slow.texts
+
+
+def test_non_space_chars_of_the_compiled_count_equal_the_byte_deletion():
+    """The compiled count of visible characters (none of " \\n\\t\\r\\f\\v" and the no-break
+    space) equals the count from the UTF-8 bytes, on one-byte, two-byte and four-byte strings
+    (lone surrogates included) and on the scrapinghub pages' text."""
+    from contentx_udf.page import document
+
+    fast_module()
+    rng = random.Random(17)
+    alphabet = [" ", "\n", "\t", "\r", "\x0c", "\x0b", "\xa0", "a", "\xe9", "\x85", "\u2003", "\u3000"]
+    alphabet += ["\U0001f600", "\x1c", "\ud800"]
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 20))) for _ in range(5_000)]
+    if (SHARED / "scrapinghub").exists():
+        texts += [document.Document.parse(p.html).dom.joined_text for p in load_gold(SHARED / "scrapinghub")]
+    counts = [document.non_space_chars(t) for t in texts]
+    with compiled_passes(False):
+        assert counts == [document.non_space_chars(t) for t in texts]
+    assert sum(counts) > 0
