@@ -78,6 +78,10 @@ def _strings(values) -> pa.Array:
     return values
 
 
+#: Bytes per step of :func:`_span_hashes`'s prefix sum (its uint64 products fit a core's cache).
+_CHUNK = 1 << 16
+
+
 def _span_hashes(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, seed: int = SEED) -> np.ndarray:
     """A uint64 hash of each byte span ``data[starts[i]:ends[i]]``: the polynomial
     ``sum(byte_j * base^j) mod 2^64`` from one prefix sum over ``data``, mixed with the length and
@@ -86,7 +90,13 @@ def _span_hashes(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, seed: i
         return fmix64((ends - starts).astype(np.uint64))
     power, inverse = _powers(int(_odd(seed, 0, 1)[0]), len(data) + 1)
     prefix = np.zeros(len(data) + 1, dtype=np.uint64)
-    np.cumsum(data.astype(np.uint64) * power[: len(data)], out=prefix[1:])
+    products = np.empty(min(len(data), _CHUNK), dtype=np.uint64)
+    for at in range(0, len(data), _CHUNK):  # in chunks that stay in the cache (a few per batch)
+        upto = min(at + _CHUNK, len(data))
+        part = products[: upto - at]
+        np.multiply(data[at:upto], power[at:upto], out=part, dtype=np.uint64)
+        np.cumsum(part, out=prefix[at + 1 : upto + 1])
+        prefix[at + 1 : upto + 1] += prefix[at]
     poly = (prefix[ends] - prefix[starts]) * inverse[starts]
     return fmix64(poly ^ (ends - starts).astype(np.uint64))
 
@@ -110,11 +120,6 @@ def split_lines(texts: pa.Array) -> pa.ListArray:
     return pc.split_pattern(pc.fill_null(_strings(texts), ""), "\n")
 
 
-#: ASCII whitespace other than the newline (space, tab, CR, vertical tab, form feed).
-_SPACES = np.zeros(256, dtype=bool)
-_SPACES[[32, 9, 13, 11, 12]] = True
-
-
 @dataclass
 class Lines:
     """A batch's lines: ``keys`` (uint64 per line; scope mixed in), ``counted`` (is the line long
@@ -136,18 +141,24 @@ def line_keys(texts: pa.Array, hosts: pa.Array | None, settings: LineSettings) -
     (:func:`_span_hashes`)."""
     offsets, data = _bytes(pc.utf8_lower(pc.fill_null(_strings(texts), "")))
     n = len(offsets) - 1
-    data = np.where((data >= 48) & (data <= 57), np.uint8(48), data)
     newlines = np.flatnonzero(data == 10)
     per_doc = np.diff(np.searchsorted(newlines, offsets)) + 1  # lines per document
     starts = np.sort(np.concatenate((offsets[:-1], newlines + 1)), kind="stable")
     ends = np.sort(np.concatenate((newlines, offsets[1:])), kind="stable")
-    kept = ~_SPACES[data] & (data != 10)
-    position = np.zeros(len(data) + 1, dtype=np.int64)
-    np.cumsum(kept, out=position[1:])
-    starts, ends, packed = position[starts], position[ends], data[kept]
-    character = np.zeros(len(packed) + 1, dtype=np.int64)
-    np.cumsum((packed & 0xC0) != 0x80, out=character[1:])
-    counted = character[ends] - character[starts] >= settings.min_chars
+    # the bytes left out: ASCII whitespace and newlines (9-13 and 32); a boundary's place in the
+    # packed bytes is its offset less the bytes left out before it (a search over their positions,
+    # not a prefix sum over every byte)
+    out = (data == 32) | ((data - np.uint8(9)) < 5)
+    left_out = np.flatnonzero(out)
+    starts = starts - np.searchsorted(left_out, starts)
+    ends = ends - np.searchsorted(left_out, ends)
+    packed = data[~out]
+    from_zero = packed - np.uint8(48)
+    packed -= from_zero * (from_zero < 10)  # ASCII digits made "0"
+    # characters: the bytes less the UTF-8 continuation bytes (few in most text), counted alike
+    continuing = np.flatnonzero((packed & 0xC0) == 0x80)
+    characters = ends - starts - (np.searchsorted(continuing, ends) - np.searchsorted(continuing, starts))
+    counted = characters >= settings.min_chars
     keys = _span_hashes(packed, starts, ends)
     parents = np.repeat(np.arange(n, dtype=np.int64), per_doc)
     if settings.scope == "host" and len(keys):

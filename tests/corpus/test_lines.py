@@ -150,3 +150,19 @@ def test_defaults_come_from_the_config_file_and_flags_override_it(tmp_path):
     conf.write_text("[line_dedup]\nmin_doc = 5\n")
     with pytest.raises(UserError, match="unknown key"):
         build_config(build_parser().parse_args(base))
+
+
+def test_keys_of_a_batch_larger_than_a_hashing_chunk_equal_the_keys_of_its_normalised_lines():
+    # about 150 kB: the prefix sum of the line hashes runs over several chunks
+    texts = [
+        "\n".join([*article(s, sentences=30), f"Ünïcödé\tLINE {s}\x0b\x0cend\r", "", "日本語のテキスト 12"])
+        for s in range(60)
+    ]
+    texts = pa.array([*texts, None, "", "\n \n"])
+    settings = LineSettings(scope="global", min_chars=12)
+    keys = line_keys(texts, None, settings)
+    normalised = normalised_lines(texts).flatten()
+    assert sum(len(t or "") for t in texts.to_pylist()) > 2 * 65536
+    # each line hashed on its own (one short chunk): the reference
+    assert keys.keys.tolist() == [int(string_hashes(pa.array([ln]))[0]) for ln in normalised.to_pylist()]
+    assert keys.counted.tolist() == [len(ln) >= 12 for ln in normalised.to_pylist()]
