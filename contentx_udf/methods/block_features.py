@@ -456,6 +456,24 @@ def _templates(dom: DomArrays, lineage: np.ndarray, class_hash: np.ndarray) -> n
 
 
 _PATH_MULTIPLIER = np.int64(0x9E3779B97F4A7C15 - (1 << 64))  # (odd: 2**64 / golden ratio)
+_PATH_MULTIPLIER_U64 = 0x9E3779B97F4A7C15
+
+#: The columns :func:`block_features` has ``lineage_columns`` write (its ``at`` argument: the
+#: order of the ``L_...`` constants of ``_compiled.pyx``; the runs from these as asserted).
+_LINEAGE_COLUMNS = np.array(
+    [
+        _COLUMN[name]
+        for name in (
+            "td", "ctd_rel_body", "ds_rel_max", "in_cectd_target", "coreex", "link_words_parent",
+            "coreex_set_share", "repeat_owner",
+        )
+    ],
+    dtype=np.int64,
+)  # fmt: skip
+_TD = _COLUMN["td"]
+_REPEAT = _COLUMN["repeat_owner"]
+assert [_COLUMN[n] - _TD for n in ("ctd", "ds", "ds_grandparent")] == [1, 4, 6]
+assert _COLUMN["link_words_grandparent"] == _COLUMN["link_words_parent"] + 1
 
 
 def _put_url_features(put, url: str | None) -> None:
@@ -733,6 +751,51 @@ def _numpy_columns(
     return float(chars.sum()), float(link_chars.sum()), total_chars
 
 
+def _numpy_lineage_columns(
+    columns: np.ndarray,
+    lineage: np.ndarray,
+    first: np.ndarray,
+    density: np.ndarray,
+    composite: np.ndarray,
+    sums: np.ndarray,
+    selection,
+    dom: DomArrays,
+    score: np.ndarray,
+    core_counts,
+    set_text: np.ndarray,
+    repeats: np.ndarray,
+) -> None:
+    """The columns of the owner and its ancestors (``lineage``, one row each): CETD's density,
+    composite density and DensitySum, whether the block is in CECTD-DS's target, CoreEx's scores
+    and link words, and the repeated siblings (the reference of ``lineage_columns``)."""
+
+    def put(name: str, value) -> None:
+        columns[_COLUMN[name]] = value
+
+    def lineage_columns(name: str, levels: int) -> np.ndarray:
+        """The columns from ``name`` on, for the owner and its ``levels - 1`` nearest ancestors."""
+        start = _COLUMN[name]
+        return columns[start : start + levels]
+
+    owner, owner_parent, owner_grandparent = lineage[0], lineage[1], lineage[2]
+    finite_sums = np.maximum(np.where(np.isfinite(sums), sums, 0.0), 0.0)
+    positive = np.maximum(composite, 0.0)
+    put("td", np.log1p(density.take(owner)))
+    np.log1p(positive.take(lineage[:3]), out=lineage_columns("ctd", 3))
+    np.log1p(finite_sums.take(lineage[:3]), out=lineage_columns("ds", 3))
+    put("ctd_rel_body", composite.take(owner) / max(float(composite[0]), 1e-9))
+    put("ds_rel_max", finite_sums.take(owner) / max(float(finite_sums.max()), 1e-9))
+    target_end = dom.end[selection.target]
+    put("in_cectd_target", (first >= selection.target) & (first < target_end))
+    finite_score = np.where(np.isfinite(score), score, 0.0)
+    lineage_columns("coreex", 3)[:] = finite_score.take(lineage[:3])
+    link_words = core_counts.link_cnt / np.maximum(core_counts.text_cnt, 1.0)
+    put("link_words_parent", link_words.take(owner_parent))
+    put("link_words_grandparent", link_words.take(owner_grandparent))
+    put("coreex_set_share", set_text.take(owner_parent) / max(float(core_counts.text_cnt[0]), 1.0))
+    np.log1p(repeats.astype(np.float64).take(lineage), out=lineage_columns("repeat_owner", 4))
+
+
 def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatures:
     """The blocks of ``doc`` and their features (:data:`FEATURE_NAMES`)."""
     dom = doc.dom
@@ -775,16 +838,14 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     # --- structure: the owner and its three nearest ancestors, one row each
     first = blocks.first_node
     owner = blocks.owner
-    parent = dom.parent0
-    owner_parent = parent.take(owner)
-    owner_grandparent = parent.take(owner_parent)
-    owner_ggparent = parent.take(owner_grandparent)
-    lineage = np.stack((owner, owner_parent, owner_grandparent, owner_ggparent))
-
-    def lineage_columns(name: str, levels: int) -> np.ndarray:
-        """The columns from ``name`` on, for the owner and its ``levels - 1`` nearest ancestors."""
-        start = _COLUMN[name]
-        return columns[start : start + levels]
+    if fast is not None:
+        lineage = fast.lineage(dom.parent0, owner)
+    else:
+        parent = dom.parent0
+        owner_parent = parent.take(owner)
+        owner_grandparent = parent.take(owner_parent)
+        lineage = np.stack((owner, owner_parent, owner_grandparent, parent.take(owner_grandparent)))
+    owner_parent = lineage[1]
 
     # enclosing tags and keywords of all ancestors: one bit set OR-ed down the tree
     own_keywords, class_hash = _keyword_bits(doc, dom, first)
@@ -807,33 +868,28 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
             columns, dom, blocks, shape, ancestor_bits, near, selection.text_mask
         )
 
-    # --- CETD values of the owner and its ancestors
-    finite_sums = np.maximum(np.where(np.isfinite(sums), sums, 0.0), 0.0)
-    positive = np.maximum(composite, 0.0)
-    put("td", np.log1p(density.take(owner)))
-    np.log1p(positive.take(lineage[:3]), out=lineage_columns("ctd", 3))
-    np.log1p(finite_sums.take(lineage[:3]), out=lineage_columns("ds", 3))
-    put("ctd_rel_body", composite.take(owner) / max(float(composite[0]), 1e-9))
-    put("ds_rel_max", finite_sums.take(owner) / max(float(finite_sums.max()), 1e-9))
-    target_end = dom.end[selection.target]
-    put("in_cectd_target", (first >= selection.target) & (first < target_end))
-
-    # --- CoreEx (settings.DEFAULTS["coreex"], shared with the coreex method through dom's cache)
     core_counts, score, in_set, set_text, _ = coreex_analysis(dom, DEFAULTS["coreex"])
-    finite_score = np.where(np.isfinite(score), score, 0.0)
-    lineage_columns("coreex", 3)[:] = finite_score.take(lineage[:3])
-    if np.isfinite(score).any():
+    repeats = _repeated_siblings(dom, class_hash)
+    if fast is not None:  # the values of the owner and its ancestors in one pass, then log1p
+        templates = fast.lineage_columns(
+            columns, _LINEAGE_COLUMNS, lineage, first, density, composite, sums, selection.target,
+            dom.end[selection.target], score, core_counts.link_cnt, core_counts.text_cnt, set_text,
+            repeats, dom.tag_id, class_hash, _PATH_MULTIPLIER_U64, TEMPLATE_LEVELS,
+        )  # fmt: skip
+        np.log1p(columns[_TD : _TD + 7], out=columns[_TD : _TD + 7])
+        np.log1p(columns[_REPEAT : _REPEAT + 4], out=columns[_REPEAT : _REPEAT + 4])
+    else:
+        _numpy_lineage_columns(
+            columns, lineage, first, density, composite, sums, selection, dom, score, core_counts,
+            set_text, repeats,
+        )  # fmt: skip
+        templates = _templates(dom, lineage, class_hash)
+    if np.isfinite(score).any():  # (CoreEx's set: settings.DEFAULTS["coreex"], shared through dom's cache)
         best = int(score.argmax())
         members = (in_set & (dom.parent == best)).nonzero()[0]
         put("in_coreex", dom.within(members).take(first))
-    link_words = core_counts.link_cnt / np.maximum(core_counts.text_cnt, 1.0)
-    put("link_words_parent", link_words.take(owner_parent))
-    put("link_words_grandparent", link_words.take(owner_grandparent))
-    put("coreex_set_share", set_text.take(owner_parent) / max(float(core_counts.text_cnt[0]), 1.0))
 
-    # --- repeated structure; keywords of the owner (and its parent) and of all ancestors
-    repeats = _repeated_siblings(dom, class_hash).astype(np.float64)
-    np.log1p(repeats.take(lineage), out=lineage_columns("repeat_owner", 4))
+    # --- how often the block's text recurs
     same_text = Counter(lowered)
     put("text_repeats", np.log(np.fromiter(map(same_text.__getitem__, lowered), np.float64, nb)))
 
@@ -852,7 +908,7 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
     # --- neighbours: for each offset one copy of all window columns (the rest stays 0)
     if fast is not None:
         fast.window_columns(columns, _WINDOW_SOURCE, _WINDOW_START, _WINDOW_OFFSETS)
-        return BlockFeatures(blocks, _templates(dom, lineage, class_hash), matrix)
+        return BlockFeatures(blocks, templates, matrix)
     window = columns.take(_WINDOW_SOURCE, axis=0)
     for k, offset in enumerate(WINDOW_OFFSETS):
         shifted = columns[_WINDOW_START + k :: len(WINDOW_OFFSETS)]
@@ -860,7 +916,7 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
             shifted[:, -offset:] = window[:, :offset]
         else:
             shifted[:, :-offset] = window[:, offset:]
-    return BlockFeatures(blocks, _templates(dom, lineage, class_hash), matrix)
+    return BlockFeatures(blocks, templates, matrix)
 
 
 #: Columns that describe the whole page (the same on every row of a page).

@@ -146,6 +146,17 @@ def composite_text_density(
     ``¬LC_i = C_i − LC_i``; zero denominators are set to 1; a node without characters has density 0
     (reference code).  ``log_B x = ln x / ln B``.
     """
+    fast = compiled.module()
+    if fast is not None:  # the terms and the division compiled, the logarithms numpy's
+        c = np.ascontiguousarray(chars, dtype=np.float64)
+        t = np.ascontiguousarray(tags, dtype=np.float64)
+        lc = np.ascontiguousarray(link_chars, dtype=np.float64)
+        lt = np.ascontiguousarray(link_tags, dtype=np.float64)
+        terms = fast.composite_terms(c, t, lc, lt, float(body_link_ratio), _E)
+        logs = terms[:2]
+        np.log(logs, out=logs)
+        np.log(logs[0], out=logs[0])
+        return fast.composite_finish(c, terms)
     c = np.asarray(chars, dtype=np.float64)
     t = np.maximum(np.asarray(tags, dtype=np.float64), 1.0)
     lc_raw = np.asarray(link_chars, dtype=np.float64)
@@ -169,6 +180,10 @@ def density_sum(
     element without such children keeps its own density (reference code, ``ComputeDensitySum``):
     for a single text child both readings agree.
     """
+    fast = compiled.module()
+    if loose_text_in_sum and fast is not None:  # the same sums in one pass
+        values = np.ascontiguousarray(density, dtype=np.float64)
+        return fast.density_sums(dom.parent, values, np.ascontiguousarray(is_element).view(np.uint8))
     if loose_text_in_sum:
         sums = dom.children_sum(density)
         children = dom.child_count

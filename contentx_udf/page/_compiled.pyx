@@ -25,6 +25,7 @@ from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.ref cimport PyObject
 from libc.stdint cimport int64_t, uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.math cimport INFINITY
 from libc.string cimport memchr, memcmp, memcpy, memset
 
 import numpy as np
@@ -1605,6 +1606,120 @@ def window_columns(double[:, ::1] columns, const int64_t[::1] source, Py_ssize_t
                         columns[dest, i] = columns[source[f], i + offset]
 
 
+
+def lineage(const int64_t[::1] parent0, const int64_t[::1] owner):
+    """``(4, len(owner))``: the owners, their parents, grandparents and great-grandparents
+    (``parent0``: the root is its own parent), one row each."""
+    cdef Py_ssize_t nb = owner.shape[0], i
+    out = np.empty((4, nb), dtype=np.int64)
+    cdef int64_t[:, ::1] rows = out
+    for i in range(nb):
+        rows[0, i] = owner[i]
+        rows[1, i] = parent0[rows[0, i]]
+        rows[2, i] = parent0[rows[1, i]]
+        rows[3, i] = parent0[rows[2, i]]
+    return out
+
+
+#: Positions in ``at`` of the columns :func:`lineage_columns` writes (the order of
+#: ``block_features._LINEAGE_COLUMNS``).
+cdef enum:
+    L_TD = 0  # then ctd (3) and ds (3): 7 columns, before their log1p
+    L_CTD_REL_BODY = 1
+    L_DS_REL_MAX = 2
+    L_IN_CECTD_TARGET = 3
+    L_COREEX = 4  # 3 columns
+    L_LINK_WORDS = 5  # parent, grandparent
+    L_COREEX_SET_SHARE = 6
+    L_REPEAT = 7  # 4 columns, before their log1p
+
+
+def lineage_columns(
+    double[:, ::1] columns,
+    const int64_t[::1] at,
+    const int64_t[:, ::1] lineage,
+    const int64_t[::1] first,
+    const double[::1] density,
+    const double[::1] composite,
+    const double[::1] sums,
+    int64_t target,
+    int64_t target_end,
+    const double[::1] score,
+    const int64_t[::1] link_cnt,
+    const int64_t[::1] text_cnt,
+    const double[::1] set_text,
+    const int64_t[::1] repeats,
+    const int64_t[::1] tag_id,
+    const int64_t[::1] class_hash,
+    uint64_t path_multiplier,
+    Py_ssize_t template_levels,
+):
+    """The columns of the owner and its ancestors (``lineage``: :func:`lineage`) that
+    ``block_features`` writes after the compiled block pass, each value as its numpy steps give it:
+    CETD's density, composite density (at least 0) and DensitySum (0 unless finite and positive)
+    of the owner, parent and grandparent, left for numpy's ``log1p`` (7 columns from ``at[L_TD]``),
+    the composite density over ``<body>``'s and the DensitySum over the page's largest, whether
+    the block's first node is inside ``target``; CoreEx's finite scores, link words per word of
+    the parent and grandparent and the set's share; the repeated-sibling counts of the four rows
+    (left for ``log1p``).  Returns the template number of every block: the (tag, class hash) keys
+    of ``template_levels + 1`` rows hashed as ``block_features._templates`` does, numbered by
+    :func:`key_groups`."""
+    cdef Py_ssize_t nb = lineage.shape[1], n = density.shape[0], i, k
+    cdef Py_ssize_t td = at[L_TD], ctd_rel = at[L_CTD_REL_BODY], ds_rel = at[L_DS_REL_MAX]
+    cdef Py_ssize_t in_target = at[L_IN_CECTD_TARGET], core = at[L_COREEX], words = at[L_LINK_WORDS]
+    cdef Py_ssize_t share = at[L_COREEX_SET_SHARE], repeat = at[L_REPEAT]
+    cdef int64_t node
+    cdef double v, body, largest = 0.0, text0
+    cdef uint64_t path
+    # Python's max(x, 1e-9): x unless 1e-9 is greater (a NaN stays)
+    body = composite[0] if n else 0.0
+    if 1e-9 > body:
+        body = 1e-9
+    for i in range(n):
+        v = sums[i]
+        if v - v == 0.0 and v > largest:  # (finite and positive)
+            largest = v
+    if 1e-9 > largest:
+        largest = 1e-9
+    text0 = <double> text_cnt[0] if n else 0.0
+    if 1.0 > text0:
+        text0 = 1.0
+    templates_out = np.empty(nb, dtype=np.int64)
+    scratch = np.empty((2, nb), dtype=np.int64)  # (the paths, the group sizes)
+    cdef int64_t[::1] templates = templates_out
+    cdef int64_t[:, ::1] paths = scratch
+    for i in range(nb):
+        node = lineage[0, i]
+        columns[td, i] = density[node]
+        for k in range(3):
+            node = lineage[k, i]
+            v = composite[node]
+            columns[td + 1 + k, i] = 0.0 if v < 0.0 else v
+            v = sums[node]
+            columns[td + 4 + k, i] = v if (v - v == 0.0 and v > 0.0) else 0.0
+            v = score[node]
+            columns[core + k, i] = v if v - v == 0.0 else 0.0
+        node = lineage[0, i]
+        columns[ctd_rel, i] = composite[node] / body
+        v = sums[node]
+        columns[ds_rel, i] = (v if (v - v == 0.0 and v > 0.0) else 0.0) / largest
+        columns[in_target, i] = 1.0 if (first[i] >= target and first[i] < target_end) else 0.0
+        for k in range(2):
+            node = lineage[k + 1, i]
+            v = <double> text_cnt[node]
+            columns[words + k, i] = <double> link_cnt[node] / (v if v > 1.0 else 1.0)
+        columns[share, i] = set_text[lineage[1, i]] / text0
+        for k in range(4):
+            columns[repeat + k, i] = <double> repeats[lineage[k, i]]
+        path = 0
+        for k in range(template_levels + 1):
+            node = lineage[k, i]
+            path = path * path_multiplier + ((<uint64_t> tag_id[node] << 32) | <uint64_t> class_hash[node])
+        paths[0, i] = <int64_t> path
+    if nb:
+        _group_keys(&paths[0, 0], nb, &templates[0], &paths[1, 0])
+    return templates_out
+
 # --- CETD ---------------------------------------------------------------------------------
 
 
@@ -1673,6 +1788,77 @@ def cetd_counts(
         free(sums)
         free(in_link)
     return chars_out, tags_out, link_chars_out, link_tags_out
+
+
+def composite_terms(
+    const double[::1] chars,
+    const double[::1] tags,
+    const double[::1] link_chars,
+    const double[::1] link_tags,
+    double body_link_ratio,
+    double e,
+):
+    """The terms of CETD's composite text density (``cetd.composite_text_density``) before its
+    logarithms, each as numpy's steps round it: ``(3, n)``, the argument of the base's ``ln``
+    (``C/¬LC · LC + LC_b/C_b · C + e``), the argument of the other ``ln`` (``C·T / (LC·LT)``) and
+    ``C / T`` (``C`` 1 for a node without characters, zero denominators 1).  numpy's ``log`` takes
+    the first two rows (and the base's again) and :func:`composite_finish` divides."""
+    cdef Py_ssize_t n = chars.shape[0], i
+    out = np.empty((3, n), dtype=np.float64)
+    cdef double[:, ::1] terms = out
+    cdef double c, t, lc, lt, non_link
+    with nogil:
+        for i in range(n):
+            c = chars[i]
+            t = tags[i] if tags[i] > 1.0 else 1.0
+            lc = link_chars[i] if link_chars[i] > 1.0 else 1.0
+            lt = link_tags[i] if link_tags[i] > 1.0 else 1.0
+            non_link = c - link_chars[i]
+            if not non_link > 1.0:
+                non_link = 1.0
+            if not c > 0.0:
+                c = 1.0
+            terms[0, i] = c / non_link * lc + body_link_ratio * c + e
+            terms[1, i] = c * t / (lc * lt)
+            terms[2, i] = c / t
+    return out
+
+
+def composite_finish(const double[::1] chars, const double[:, ::1] terms):
+    """CETD's composite text density from :func:`composite_terms` after numpy's logarithms (row 0:
+    ``ln ln`` of the base's argument, row 1: ``ln`` of the other): ``C/T · ln x / ln B``, 0 for
+    a node without characters."""
+    cdef Py_ssize_t n = chars.shape[0], i
+    out = np.empty(n, dtype=np.float64)
+    cdef double[::1] value = out
+    with nogil:
+        for i in range(n):
+            value[i] = terms[2, i] * terms[1, i] / terms[0, i] if chars[i] > 0.0 else 0.0
+    return out
+
+
+def density_sums(const int64_t[::1] parent, const double[::1] density, const unsigned char[::1] is_element):
+    """CETD's DensitySum with the text children counted (``cetd.density_sum``): for an element the
+    sum of its children's ``density`` (added in document order, as ``children_sum``), or its own
+    density without children; ``-inf`` for the nodes not ``is_element``."""
+    cdef Py_ssize_t n = parent.shape[0], i
+    out = np.zeros(n, dtype=np.float64)
+    cdef double[::1] acc = out
+    cdef int64_t *children = <int64_t *> calloc(n + 1, sizeof(int64_t))
+    if children == NULL:
+        raise MemoryError()
+    with nogil:
+        for i in range(1, n):
+            if parent[i] >= 0:
+                acc[parent[i]] += density[i]
+                children[parent[i]] += 1
+        for i in range(n):
+            if not is_element[i]:
+                acc[i] = -INFINITY
+            elif children[i] == 0:
+                acc[i] = density[i]
+    free(children)
+    return out
 
 
 def children_sum(const int64_t[::1] parent, const double[::1] values):

@@ -636,3 +636,117 @@ def test_non_space_chars_of_the_compiled_count_equal_the_byte_deletion():
     with compiled_passes(False):
         assert counts == [document.non_space_chars(t) for t in texts]
     assert sum(counts) > 0
+
+
+def _lineage_inputs(page: bytes):
+    """What ``block_features`` hands to ``lineage_columns`` for ``page`` (None without blocks)."""
+    from contentx_udf.methods import block_features as bf
+    from contentx_udf.methods.blocks import content_document, page_blocks
+    from contentx_udf.methods.cetd import densities, density_sum_selection
+    from contentx_udf.methods.coreex import coreex_analysis
+    from contentx_udf.page.document import Document
+    from contentx_udf.settings import DEFAULTS
+
+    view, _ = content_document(Document.parse(page))
+    dom = view.dom
+    blocks = page_blocks(dom)
+    if not blocks.size:
+        return None
+    _, class_hash = bf._keyword_bits(view, dom, blocks.first_node)
+    _, density = densities(dom, DEFAULTS["cetd-ds"], composite=False)
+    _, composite, sums, selection = density_sum_selection(dom, DEFAULTS["cectd-ds"], composite=True)
+    core_counts, score, _, set_text, _ = coreex_analysis(dom, DEFAULTS["coreex"])
+    repeats = bf._repeated_siblings(dom, class_hash)
+    return dom, blocks, class_hash, density, composite, sums, selection, core_counts, score, set_text, repeats
+
+
+def test_lineage_and_lineage_columns_equal_the_numpy_steps():
+    """``lineage`` (owner and three ancestors) and ``lineage_columns`` (CETD's, CoreEx's and the
+    repeated siblings' values of them, then numpy's ``log1p``; the template numbers) give what
+    the numpy steps give, bit for bit, on the tricky page and the scrapinghub pages, and with
+    NaN, infinite and negative densities, sums and scores."""
+    from contentx_udf.methods import block_features as bf
+
+    from .compiled_check import same_partition
+
+    fast = fast_module()
+    rng = np.random.default_rng(5)
+    checked = 0
+    for page in real_pages(200):
+        found = _lineage_inputs(page)
+        if found is None:
+            continue
+        dom, blocks, class_hash, density, composite, sums, selection, core_counts, score = found[:9]
+        set_text = found[9]
+        repeats = found[10]
+        parent, owner = dom.parent0, blocks.owner
+        rows = [owner]
+        for _ in range(3):
+            rows.append(parent.take(rows[-1]))
+        slow_lineage = np.stack(rows)
+        lineage = fast.lineage(parent, owner)
+        assert lineage.dtype == slow_lineage.dtype and np.array_equal(lineage, slow_lineage)
+        variants = [(density, composite, sums, score)]
+        if checked < 20:  # the same page with edge values in every array
+            edges = np.array([np.nan, np.inf, -np.inf, -1.5, -0.0, 0.0, 1e-12])
+            variants.append(
+                tuple(
+                    np.where(rng.random(dom.size) < 0.3, rng.choice(edges, dom.size), values)
+                    for values in (density, composite, sums, score)
+                )
+            )
+        for d, c, s, sc in variants:
+            slow = np.zeros((len(bf.FEATURE_NAMES), blocks.size))
+            got = np.zeros_like(slow)
+            with np.errstate(invalid="ignore", divide="ignore"):  # (log1p of the edge values)
+                bf._numpy_lineage_columns(
+                    slow, slow_lineage, blocks.first_node, d, c, s, selection, dom, sc, core_counts, set_text,
+                    repeats,
+                )  # fmt: skip
+                templates = fast.lineage_columns(
+                    got, bf._LINEAGE_COLUMNS, lineage, blocks.first_node, d, c, s, selection.target,
+                    dom.end[selection.target], sc, core_counts.link_cnt, core_counts.text_cnt, set_text,
+                    repeats, dom.tag_id, class_hash, bf._PATH_MULTIPLIER_U64, bf.TEMPLATE_LEVELS,
+                )  # fmt: skip
+                np.log1p(got[bf._TD : bf._TD + 7], out=got[bf._TD : bf._TD + 7])
+                np.log1p(got[bf._REPEAT : bf._REPEAT + 4], out=got[bf._REPEAT : bf._REPEAT + 4])
+            assert np.array_equal(got, slow, equal_nan=True)
+            assert same_partition(templates, bf._templates(dom, slow_lineage, class_hash))
+        checked += 1
+    assert checked >= min(len(real_pages(200)), 100) - 1
+
+
+def test_composite_density_and_density_sums_of_the_compiled_passes_equal_numpy():
+    """CETD's composite text density (``composite_terms``, numpy's ``log``, ``composite_finish``)
+    and DensitySum (``density_sums``) are the numpy code's floats, bit for bit, on the scrapinghub
+    pages' counts and on random counts with zeros, link text over all of the text and empty
+    pages; DensitySum also with an element mask other than the DOM's."""
+    from contentx_udf.methods import cetd
+    from contentx_udf.page.document import Document
+
+    fast_module()
+    rng = np.random.default_rng(11)
+    for page in real_pages(200):
+        dom = Document.parse(page).dom
+        counts = cetd._node_counts(dom, True)
+        arrays = [(counts.chars, counts.tags, counts.link_chars, counts.link_tags, counts.body_link_ratio)]
+        n = dom.size
+        arrays.append(
+            (
+                rng.integers(0, 50, n).astype(np.float64),
+                rng.integers(0, 5, n).astype(np.float64),
+                rng.integers(0, 60, n).astype(np.float64),
+                rng.integers(0, 3, n),  # (an int array: converted as numpy converts it)
+                float(rng.random()),
+            )
+        )
+        for chars, tags, link_chars, link_tags, ratio in arrays:
+            fast = cetd.composite_text_density(chars, tags, link_chars, link_tags, ratio)
+            with compiled_passes(False):
+                slow = cetd.composite_text_density(chars, tags, link_chars, link_tags, ratio)
+            assert fast.dtype == slow.dtype and np.array_equal(fast, slow)
+            for is_element in (counts.is_element, rng.random(n) < 0.5):
+                got = cetd.density_sum(dom, fast, is_element)
+                with compiled_passes(False):
+                    want = cetd.density_sum(dom, fast, is_element)
+                assert got.dtype == want.dtype and np.array_equal(got, want)
