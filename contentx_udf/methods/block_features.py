@@ -388,21 +388,17 @@ def _raw_value_bits(key: bytes) -> int:
 def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Own keyword bit set of the elements above some block (the only ones any block reads),
     from one CSS query for the elements with attributes; and a hash of their class value."""
+    tree = doc.tree
+    root = tree.body if tree.body is not None else tree.root
+    fast = _compiled_keywords()
+    if fast is not None and root is not None and dom.size:  # one compiled walk, the wanted elements
+        above_blocks = fast.ancestors_marked(dom.parent, first_nodes)
+        return fast.attribute_keys(
+            root.mem_id, dom.size, _RAW_VALUE_BITS, _raw_value_bits, _TOKEN_CACHE_SIZE, above_blocks
+        )
     own = np.zeros(dom.size, dtype=np.uint64)
     class_hash = np.zeros(dom.size, dtype=np.int64)
-    root = doc.tree.body if doc.tree.body is not None else doc.tree.root
     if root is None or dom.size == 0:
-        return own, class_hash
-    fast = _compiled_keywords()
-    if fast is not None:  # every element's bits and class hash in one compiled walk, then masked
-        bits, hashes = fast.attribute_keys(
-            root.mem_id, dom.size, _RAW_VALUE_BITS, _raw_value_bits, _TOKEN_CACHE_SIZE
-        )
-        marks = np.zeros(dom.size, dtype=bool)
-        marks[first_nodes] = True
-        above_blocks = dom.subtree_sum(marks) > 0
-        np.copyto(own, bits, where=above_blocks)
-        np.copyto(class_hash, hashes, where=above_blocks)
         return own, class_hash
     nodes = root.css(_ATTRIBUTE_SELECTOR)
     if not nodes:

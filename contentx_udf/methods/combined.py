@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from ..page import compiled
 from ..page.document import Document
 from .base import MethodResult
 from .block_features import FEATURE_NAMES, PAGE_FEATURE_NAMES, block_features
@@ -95,6 +96,13 @@ def smooth_by_template(
     of ``min_size`` blocks or more; the other blocks keep theirs."""
     if mix <= 0 or probability.size == 0:
         return probability
+    fast = compiled.module()
+    if fast is not None:  # the same sums and steps in two passes
+        as_array = np.ascontiguousarray
+        return fast.template_smooth(
+            as_array(probability, dtype=np.float64), as_array(templates, dtype=np.int64),
+            as_array(weights, dtype=np.float64), float(mix), int(min_size),
+        )  # fmt: skip
     sizes = np.bincount(templates)
     mean = np.bincount(templates, probability * weights) / np.bincount(templates, weights)
     shared = sizes.take(templates) >= min_size
@@ -143,6 +151,8 @@ def combined(doc: Document, params: dict[str, Any]) -> MethodResult:
     scores.update((f"page_type_{name}", p) for name, p in page_types.items())
     kept = keep.nonzero()[0]
     scores["blocks_kept"] = float(kept.size)
-    scores["content_confidence"] = float(probability.take(kept).mean()) if kept.size else 0.0
+    # (ndarray.mean's pairwise sum and division, without its Python wrapper)
+    confidence = float(np.add.reduce(probability.take(kept))) / kept.size if kept.size else 0.0
+    scores["content_confidence"] = confidence
     text = "\n".join(blocks.texts[i] for i in kept.tolist())
     return MethodResult(text=text, scores=scores)

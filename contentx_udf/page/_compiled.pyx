@@ -344,13 +344,17 @@ cdef uint32_t _class_hash(const unsigned char *data, size_t length) noexcept nog
     return <uint32_t> h if <uint32_t> h != 0 else 1
 
 
-def attribute_keys(size_t root_address, Py_ssize_t nodes, dict cache, object miss, Py_ssize_t cache_size):
+def attribute_keys(
+    size_t root_address, Py_ssize_t nodes, dict cache, object miss, Py_ssize_t cache_size,
+    const unsigned char[::1] wanted=None,
+):
     """``(bits, class_hash)`` over the first ``nodes`` nodes of :func:`walk`'s order: for each
     element, ``cache[key]`` where ``key`` is its non-empty ``class``, ``id``, ``role``, ``itemprop``
     and ``itemtype`` values joined by a space (0 without any), and the hash of its class value (0
     without one).  A key not in the cache gets its bits from the keyword tables
     (:func:`set_keywords`) when it is ASCII, else from ``miss(key)``; it is stored (the cache is
-    emptied when it holds ``cache_size`` keys)."""
+    emptied when it holds ``cache_size`` keys).  With ``wanted`` (a flag per node) only the
+    flagged elements are read (the others keep 0 and 0)."""
     if not _keywords_set:
         raise RuntimeError("set_keywords() was not called")
     if _first_child == NULL:
@@ -380,7 +384,7 @@ def attribute_keys(size_t root_address, Py_ssize_t nodes, dict cache, object mis
     try:
         while node != NULL and count < nodes:
             if _tag_id(node) != COMMENT_TAG:
-                if _node_type(node) == ELEMENT_NODE:
+                if _node_type(node) == ELEMENT_NODE and (wanted is None or wanted[count]):
                     for k in range(5):
                         lengths[k] = 0
                     attr = _first_attribute(node)
@@ -540,7 +544,67 @@ def tree_scores(
         free(leaf_of)
 
 
+
+def node_views(
+    const int64_t[::1] tag_id, const int64_t[::1] parent, const int64_t[::1] end, const unsigned char[::1] block_table
+):
+    """The per-node views ``DomArrays`` derives from its walk, in one pass each way: ``is_text``
+    (``tag_id == TEXT_TAG``), ``text_nodes`` (their indices), ``small_tag_id`` (``tag_id``
+    capped at 255), ``parent0`` (``parent``, the root's -1 as 0), ``is_block`` (``block_table``
+    by small tag id) and ``block_seq`` (block starts plus block ends at or before each node)."""
+    cdef Py_ssize_t n = tag_id.shape[0], i, texts = 0
+    is_text_out = np.empty(n, dtype=np.bool_)
+    small_out = np.empty(n, dtype=np.int64)
+    parent0_out = np.empty(n, dtype=np.int64)
+    is_block_out = np.empty(n, dtype=np.bool_)
+    seq_out = np.zeros(n + 1, dtype=np.int64)
+    cdef unsigned char[::1] is_text = is_text_out.view(np.uint8)
+    cdef int64_t[::1] small = small_out
+    cdef int64_t[::1] parent0 = parent0_out
+    cdef unsigned char[::1] is_block = is_block_out.view(np.uint8)
+    cdef int64_t[::1] seq = seq_out
+    cdef int64_t t
+    with nogil:
+        for i in range(n):
+            t = tag_id[i]
+            is_text[i] = t == <int64_t> TEXT_TAG
+            texts += is_text[i]
+            t = t if t < 255 else 255
+            small[i] = t
+            parent0[i] = parent[i] if parent[i] > 0 else 0
+            is_block[i] = block_table[t] if t >= 0 else 0  # (numpy's take: -1 is entry 255, False)
+            if is_block[i]:
+                seq[i] += 1
+                seq[end[i]] += 1
+        for i in range(1, n):
+            seq[i] += seq[i - 1]
+    text_nodes_out = np.empty(texts, dtype=np.int64)
+    cdef int64_t[::1] text_nodes = text_nodes_out
+    texts = 0
+    with nogil:
+        for i in range(n):
+            if is_text[i]:
+                text_nodes[texts] = i
+                texts += 1
+    return is_text_out, text_nodes_out, small_out, parent0_out, is_block_out, seq_out[:n]
+
 # --- passes down the tree (pre-order: a parent comes before its children) -----------------
+
+
+def ancestors_marked(const int64_t[::1] parent, const int64_t[::1] nodes):
+    """A flag per node (uint8): whether it is one of ``nodes`` or an ancestor of one (each path
+    up is followed until a node already flagged)."""
+    cdef Py_ssize_t n = parent.shape[0], k
+    cdef int64_t i
+    out = np.zeros(n, dtype=np.uint8)
+    cdef unsigned char[::1] marked = out
+    with nogil:
+        for k in range(nodes.shape[0]):
+            i = nodes[k]
+            while i >= 0 and not marked[i]:
+                marked[i] = 1
+                i = parent[i]
+    return out
 
 
 def or_down(const int64_t[::1] parent, const uint64_t[::1] own):
@@ -1719,6 +1783,42 @@ def lineage_columns(
     if nb:
         _group_keys(&paths[0, 0], nb, &templates[0], &paths[1, 0])
     return templates_out
+
+
+def template_smooth(
+    const double[::1] probability, const int64_t[::1] templates, const double[::1] weights, double mix,
+    Py_ssize_t min_size,
+):
+    """``combined.smooth_by_template``: each probability moved ``mix`` of the way to the
+    ``weights``-weighted mean of its template's (templates of ``min_size`` blocks or more), the
+    sums added in block order as ``np.bincount``'s."""
+    cdef Py_ssize_t n = probability.shape[0], groups = 0, i, g
+    for i in range(n):
+        if templates[i] >= groups:
+            groups = templates[i] + 1
+    out = np.empty(n, dtype=np.float64)
+    cdef double[::1] result = out
+    cdef double *sums = <double *> calloc(2 * groups + 1, sizeof(double))
+    cdef int64_t *sizes = <int64_t *> calloc(groups + 1, sizeof(int64_t))
+    if sums == NULL or sizes == NULL:
+        free(sums)
+        free(sizes)
+        raise MemoryError()
+    with nogil:
+        for i in range(n):
+            g = templates[i]
+            sizes[g] += 1
+            sums[2 * g] += probability[i] * weights[i]
+            sums[2 * g + 1] += weights[i]
+        for i in range(n):
+            g = templates[i]
+            if sizes[g] >= min_size:
+                result[i] = (1.0 - mix) * probability[i] + mix * (sums[2 * g] / sums[2 * g + 1])
+            else:
+                result[i] = probability[i]
+    free(sums)
+    free(sizes)
+    return out
 
 # --- CETD ---------------------------------------------------------------------------------
 

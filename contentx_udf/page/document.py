@@ -666,6 +666,9 @@ def _tag_table(names: frozenset[str] | tuple[str, ...]) -> np.ndarray:
     return table
 
 
+_BLOCK_TABLE_U8 = _tag_table(BLOCK_TAGS).view(np.uint8)
+
+
 def flatten_dom(root, max_nodes: int) -> DomArrays:
     """One pre-order pass over ``root`` collecting the arrays of :class:`DomArrays`.
 
@@ -744,7 +747,8 @@ def _flatten_compiled(fast, root, max_nodes: int) -> DomArrays:
     tag_id, parent, end, depth, parent_mem, truncated = fast.walk(root.mem_id, max_nodes)
     if tag_id.size == 0:
         return _empty_dom()
-    texts = _text_nodes(root, int(np.count_nonzero(tag_id == TEXT_TAG_ID)), bool(truncated))
+    views = fast.node_views(tag_id, parent, end, _BLOCK_TABLE_U8)
+    texts = _text_nodes(root, len(views[1]), bool(truncated))
     if texts is None:
         return _flatten_slow(root, max_nodes)
     text_list, joined = texts
@@ -757,8 +761,13 @@ def _flatten_compiled(fast, root, max_nodes: int) -> DomArrays:
         truncated=truncated,
         parent_mem=parent_mem,
     )
-    dom.__dict__["depth"] = depth  # (the cached property, from the walk)
+    dom.__dict__["depth"] = depth  # (the cached properties, from the walk and one pass over it)
+    dom.__dict__.update(zip(_NODE_VIEWS, views, strict=True))
     return dom
+
+
+#: The cached properties of :class:`DomArrays` that ``node_views`` gives, in its order.
+_NODE_VIEWS = ("is_text", "text_nodes", "small_tag_id", "parent0", "is_block", "block_seq")
 
 
 def _flatten_slow(root, max_nodes: int) -> DomArrays:

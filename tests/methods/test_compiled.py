@@ -750,3 +750,77 @@ def test_composite_density_and_density_sums_of_the_compiled_passes_equal_numpy()
                 with compiled_passes(False):
                     want = cetd.density_sum(dom, fast, is_element)
                 assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_template_smoothing_of_the_compiled_pass_equals_numpy():
+    """``template_smooth`` (``combined.smooth_by_template``) gives numpy's bincount steps'
+    floats bit for bit: random templates, sizes, weights and mixes, singletons, one template."""
+    from contentx_udf.methods.combined import smooth_by_template
+
+    fast_module()
+    rng = np.random.default_rng(3)
+    cases = [(np.array([0.25]), np.array([0]), np.array([3.0]), 0.5, 1)]
+    for n in (2, 3, 7, 50, 400):
+        for groups in (1, 3, n):
+            cases.append(
+                (
+                    rng.random(n),
+                    rng.integers(0, groups, n),
+                    rng.integers(0, 200, n) + 1.0,
+                    float(rng.choice([0.3, 0.5, 1.0])),
+                    int(rng.integers(1, 5)),
+                )
+            )
+    for probability, templates, weights, mix, min_size in cases:
+        fast = smooth_by_template(probability, templates, weights, mix, min_size)
+        with compiled_passes(False):
+            slow = smooth_by_template(probability, templates, weights, mix, min_size)
+        assert fast.dtype == slow.dtype and np.array_equal(fast, slow)
+
+
+def test_node_views_of_the_compiled_pass_equal_the_numpy_properties():
+    """``node_views`` (set by the compiled walk) gives the cached properties ``DomArrays``
+    computes with numpy: text mask and indices, small tag ids, ``parent0``, block mask and block
+    counter, same values and dtypes, on the tricky page, custom elements and the scrapinghub pages."""
+    from contentx_udf.page.document import _NODE_VIEWS, Document, DomArrays
+
+    fast_module()
+    pages = [TRICKY.encode(), b"<p>a</p>", b"<x-a><x-b>t</x-b><p>u<br>v</p></x-a>", b"<div></div>"]
+    pages += real_pages(200)[1:]
+    for page in pages:
+        dom = Document.parse(page).dom
+        assert all(name in dom.__dict__ for name in _NODE_VIEWS)
+        plain = DomArrays(dom.tag_id, dom.parent, dom.end, dom.text_list, dom.joined_text)
+        for name in _NODE_VIEWS:
+            want = getattr(plain, name)
+            got = dom.__dict__[name]
+            assert got.dtype == want.dtype and np.array_equal(got, want), name
+
+
+def test_keyword_walk_of_the_wanted_elements_equals_the_masked_full_walk():
+    """``ancestors_marked`` flags what ``subtree_sum`` of the marks finds (the nodes with a block's
+    first node in their subtree), and ``attribute_keys`` reading only those elements gives the full
+    walk's bits and class hashes where they are flagged and 0 elsewhere."""
+    from contentx_udf.methods import block_features as bf
+    from contentx_udf.methods.blocks import page_blocks
+    from contentx_udf.page.document import Document
+
+    fast = fast_module()
+    bf._compiled_keywords()
+    rng = np.random.default_rng(8)
+    for page in real_pages(200):
+        doc = Document.parse(page)
+        dom = doc.dom
+        if dom.size == 0 or doc.tree.body is None:
+            continue
+        for nodes in (page_blocks(dom).first_node, rng.integers(0, dom.size, 5), np.zeros(0, dtype=np.int64)):
+            marks = np.zeros(dom.size, dtype=bool)
+            marks[nodes] = True
+            wanted = fast.ancestors_marked(dom.parent, nodes.astype(np.int64))
+            assert np.array_equal(wanted.view(bool), dom.subtree_sum(marks) > 0)
+            root = doc.tree.body.mem_id
+            bits, hashes = fast.attribute_keys(root, dom.size, {}, bf._raw_value_bits, 1000)
+            some_bits, some_hashes = fast.attribute_keys(root, dom.size, {}, bf._raw_value_bits, 1000, wanted)
+            flagged = wanted.view(bool)
+            assert np.array_equal(some_bits, np.where(flagged, bits, 0).astype(np.uint64))
+            assert np.array_equal(some_hashes, np.where(flagged, hashes, 0))
