@@ -886,8 +886,13 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
         put("in_coreex", dom.within(members).take(first))
 
     # --- how often the block's text recurs
-    same_text = Counter(lowered)
-    put("text_repeats", np.log(np.fromiter(map(same_text.__getitem__, lowered), np.float64, nb)))
+    repeats_column = columns[_COLUMN["text_repeats"]]
+    if fast is not None:  # (the counts of Counter(lowered), one compiled pass)
+        fast.text_repeats(lowered, repeats_column)
+    else:
+        same_text = Counter(lowered)
+        repeats_column[:] = np.fromiter(map(same_text.__getitem__, lowered), np.float64, nb)
+    np.log(repeats_column, out=repeats_column)
 
     # --- page level
     put("page_link_ratio", link_sum / max(chars_sum, 1.0))

@@ -798,6 +798,19 @@ def word_hits(list texts, object words):
     return out
 
 
+
+def text_repeats(list texts, double[::1] out):
+    """How many of ``texts`` equal each of them (``Counter(texts)[text]``), as floats in ``out``."""
+    cdef Py_ssize_t n = len(texts), i
+    cdef dict counts = {}
+    cdef PyObject *found
+    for i in range(n):
+        text = texts[i]
+        found = PyDict_GetItem(counts, text)
+        counts[text] = (<object> found) + 1 if found != NULL else 1
+    for i in range(n):
+        out[i] = <double> <object> PyDict_GetItem(counts, texts[i])
+
 # --- text shape -------------------------------------------------------------------------
 
 

@@ -926,8 +926,10 @@ class Document:
         """The document of the bounded page ``text`` whose UTF-8 is ``data`` (``exact``: exactly
         its encoding; ``text`` None: ``data`` decoded), parsed and cleaned."""
         tree = LexborHTMLParser(data)
-        title_node = tree.css_first("title")
-        title = " ".join(title_node.text().split()) if title_node is not None else None
+        # the first <title> in document order (``tags``: Lexbor's walk by tag name, the node
+        # ``css_first("title")`` finds without compiling a selector)
+        titles = tree.tags("title")
+        title = " ".join(titles[0].text().split()) if titles else None
         # Only <body> is ever read (or the whole tree when there is none): one selector walk
         # there finds the removed tags and the hidden elements (<body> itself included); the
         # later nodes (descendants) go first, so no node is removed after its subtree was freed.

@@ -824,3 +824,21 @@ def test_keyword_walk_of_the_wanted_elements_equals_the_masked_full_walk():
             flagged = wanted.view(bool)
             assert np.array_equal(some_bits, np.where(flagged, bits, 0).astype(np.uint64))
             assert np.array_equal(some_hashes, np.where(flagged, hashes, 0))
+
+
+def test_text_repeats_of_the_compiled_pass_equal_the_counter():
+    """``text_repeats`` writes ``Counter(texts)[text]`` for every text, on repeated, empty and
+    non-ASCII texts and on the lower-cased blocks of the scrapinghub pages."""
+    from collections import Counter
+
+    from contentx_udf.methods.blocks import page_blocks
+    from contentx_udf.page.document import Document
+
+    fast = fast_module()
+    cases = [[], ["a"], ["a", "b", "a", "", "", "é", "é", "a"], ["x" * 1000] * 3 + ["😀"]]
+    cases += [[t.lower() for t in page_blocks(Document.parse(p).dom).texts] for p in real_pages(200)]
+    for texts in cases:
+        out = np.full(len(texts), -1.0)
+        fast.text_repeats(texts, out)
+        counts = Counter(texts)
+        assert out.tolist() == [float(counts[t]) for t in texts]
