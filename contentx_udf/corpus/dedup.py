@@ -229,7 +229,7 @@ def document_outcomes(docs, fates, seen_exact=None):
     return result
 
 
-def reuse_clusters(passing, built, near: NearSettings | None, checkpoint: Callable):
+def reuse_clusters(passing, built, near: NearSettings | None, checkpoint: Callable, bands=None):
     """:func:`decide` for documents that are all among those a build passed (``contentx select``
     with no document the build's filters dropped), reusing the build's clusters.
 
@@ -242,7 +242,8 @@ def reuse_clusters(passing, built, near: NearSettings | None, checkpoint: Callab
     Spark task).  Same result as :func:`decide` over ``passing``, without the duplicate search.
     With verification (a star edge to a bucket's new smallest member may hold where the build's
     did not) :func:`decide` runs over ``passing``.  No ``--against`` (``select`` refuses such
-    builds)."""
+    builds).  ``bands``: ``(doc_id, bands)`` to read the band hashes from, for the rows of the
+    clusters decided again only (None: ``passing`` has them)."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -250,7 +251,7 @@ def reuse_clusters(passing, built, near: NearSettings | None, checkpoint: Callab
 
     if near is not None and near.verify:
         return decide(passing, None, near, checkpoint)
-    carry = ["bands"] if near is not None else []
+    carry = ["bands"] if near is not None and bands is None else []
     built = built.select(
         "doc_id",
         F.col("cluster").cast("long").alias("_cluster"),
@@ -265,11 +266,13 @@ def reuse_clusters(passing, built, near: NearSettings | None, checkpoint: Callab
         F.col("_cluster").alias("cluster"),
         F.col("_size").alias("cluster_size"),
     )
-    again = (
-        tagged.where(F.col("_left") < F.col("_size"))
-        .select("_cluster", "doc_id", "text_hash", "pref", *carry)
-        .groupBy("_cluster")
-        .applyInArrow(lambda table: decide_cluster(table.drop_columns(["_cluster"])), REGROUP_DDL)
+    broken = tagged.where(F.col("_left") < F.col("_size")).select(
+        "_cluster", "doc_id", "text_hash", "pref", *carry
+    )
+    if near is not None and bands is not None:
+        broken = broken.join(bands.select("doc_id", "bands"), "doc_id", "left")
+    again = broken.groupBy("_cluster").applyInArrow(
+        lambda table: decide_cluster(table.drop_columns(["_cluster"])), REGROUP_DDL
     )
     fates = checkpoint(same.unionByName(again))
     kept = fates.where(F.col("outcome") == "kept").select(

@@ -423,6 +423,9 @@ class Finish:
     #: passed, when every document of ``table`` that passes is among them (``select``): its
     #: clusters are reused (:func:`.dedup.reuse_clusters`)
     built: Any = None
+    #: ``(doc_id, bands)`` the reused clusters' band hashes are read from when ``table`` has none
+    #: (``select``: the build's ``texts/``, read for the clusters decided again only)
+    bands: Any = None
 
 
 def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, ...], table, f: Finish):
@@ -496,7 +499,9 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
         near = config.dedup == "near"
         near_settings = NearSettings(config.near_threshold, config.verify_edges) if near else None
         if f.built is not None:  # select, no document the build's filters dropped: its clusters reused
-            kept_ids, outcome_rows, per_document = reuse_clusters(passing, f.built, near_settings, checkpoint)
+            kept_ids, outcome_rows, per_document = reuse_clusters(
+                passing, f.built, near_settings, checkpoint, f.bands
+            )
         else:
             kept_ids, outcome_rows, per_document = decide(passing, against, near_settings, checkpoint)
         outcomes = {r["outcome"]: int(r["documents"] or 0) for r in outcome_rows.collect()}
