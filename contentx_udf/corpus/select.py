@@ -38,6 +38,7 @@ import pyarrow as pa  # the Arrow UDF's type hints name it
 from ..errors import UserError, job_main
 from ..spark.worker_env import check_java, spark_session
 from .config import CorpusConfig, config_from_argv
+from .dedup import BUILT_IN_PASS
 from .job import (
     SIGNALS_BATCH_ROWS,
     STAGING,
@@ -284,6 +285,10 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
         "line_chars_removed",
         F.lit(None).cast("string").alias("line_example"),  # a re-cut has no --line-dedup report
         newly_kept.alias("_newly_kept"),
+        # the build's dedup outcome, for reusing its clusters (:data:`.dedup.BUILT_IN_PASS`)
+        F.col("outcome").alias("built_outcome"),
+        F.col("cluster").alias("built_cluster"),
+        F.col("cluster_size").alias("built_size"),
     )
     return table, signals, texts
 
@@ -396,7 +401,7 @@ def _recut(spark, args, wanted, store, run_dir, checkpoint, say, started, table,
         + (", band hashes of the documents newly kept computed" if newly else "")
     )
     # only documents the build passed: its clusters are reused where the selection left them whole
-    built = None if newly else signals.where("outcome is not null")
+    built = None if newly else BUILT_IN_PASS
     bands = None if newly else texts.select("doc_id", "bands")
     minhash = wanted.minhash() if wanted.dedup == "near" else None
     extra = {"selected_from": args.source, "where": args.where}
