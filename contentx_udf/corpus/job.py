@@ -426,6 +426,10 @@ class Finish:
     #: ``(doc_id, bands)`` the reused clusters' band hashes are read from when ``table`` has none
     #: (``select``: the build's ``texts/``, read for the clusters decided again only)
     bands: Any = None
+    #: the rows of ``texts`` the kept documents are among, when fewer than all (``select`` keeping
+    #: only documents the build's filters passed: ``texts/`` without the build's dropped rows,
+    #: filtered in the scan, so fewer texts are shuffled to meet the kept rows)
+    document_texts: Any = None
 
 
 def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, ...], table, f: Finish):
@@ -517,7 +521,8 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
     if f.texts is not None:  # select: the kept documents read from the build's texts/
         from .signals import documents_from_texts
 
-        written = documents_from_texts(written, f.texts, DOCUMENT_COLUMNS)
+        source = f.texts if f.document_texts is None else f.document_texts
+        written = documents_from_texts(written, source, DOCUMENT_COLUMNS)
     written.select(*DOCUMENT_COLUMNS).write.parquet(documents_dir)
     say("documents written")
     if config.signals:

@@ -421,6 +421,8 @@ def _recut(spark, args, wanted, store, run_dir, checkpoint, say, started, table,
             texts=texts,
             built=built,
             bands=bands,
+            # every kept document then passed the build's filters: its texts/ row has no drop
+            document_texts=None if newly else texts.where("drop is null"),
         ),
     )
 
