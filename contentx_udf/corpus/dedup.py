@@ -229,20 +229,25 @@ def document_outcomes(docs, fates, seen_exact=None):
     return result
 
 
-def reuse_clusters(passing, built, near: NearSettings | None, checkpoint: Callable):
+#: ``built`` of :func:`reuse_clusters` when ``passing`` carries the build's outcome itself, as
+#: ``built_outcome``, ``built_cluster``, ``built_size`` (``select``: read with the signals)
+BUILT_IN_PASS = "passing"
+
+
+def reuse_clusters(passing, built, near: NearSettings | None, checkpoint: Callable, bands=None):
     """:func:`decide` for documents that are all among those a build passed (``contentx select``
     with no document the build's filters dropped), reusing the build's clusters.
 
-    ``built``: ``(doc_id, outcome, cluster, cluster_size)`` of every document the build passed
-    (its dedup outcome).  Without edge verification removing documents never links two clusters,
-    it can only split one: a cluster that lost no document (as many survivors as its
-    ``cluster_size``) is the same cluster with the same preferred member and size, and keeps its
-    outcomes; the survivors of a cluster that lost one are decided again, each such cluster on its
-    own, in one grouped pass (:func:`.regroup.decide_cluster`, numpy over the cluster's rows in a
-    Spark task).  Same result as :func:`decide` over ``passing``, without the duplicate search.
-    With verification (a star edge to a bucket's new smallest member may hold where the build's
-    did not) :func:`decide` runs over ``passing``.  No ``--against`` (``select`` refuses such
-    builds)."""
+    ``built``: ``(doc_id, outcome, cluster, cluster_size)`` of every document the build passed (its dedup
+    outcome), or :data:`BUILT_IN_PASS` (no join). Without edge verification removing documents never links
+    two clusters, it can only split one: a cluster that lost no document (as many survivors as its
+    ``cluster_size``) is the same cluster with the same preferred member and size, and keeps its outcomes;
+    the survivors of a cluster that lost one are decided again, each such cluster on its own, in one
+    grouped pass (:func:`.regroup.decide_cluster`, numpy over the cluster's rows in a Spark task). Same
+    result as :func:`decide` over ``passing``, without the duplicate search. With verification (a star
+    edge to a bucket's new smallest member may hold where the build's did not) :func:`decide` runs over
+    ``passing``. No ``--against`` (``select`` refuses such builds). ``bands``: ``(doc_id, bands)`` to read
+    the band hashes from, for the rows of the clusters decided again only (None: ``passing`` has them)."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -250,14 +255,25 @@ def reuse_clusters(passing, built, near: NearSettings | None, checkpoint: Callab
 
     if near is not None and near.verify:
         return decide(passing, None, near, checkpoint)
-    carry = ["bands"] if near is not None else []
-    built = built.select(
-        "doc_id",
-        F.col("cluster").cast("long").alias("_cluster"),
-        F.col("outcome").alias("_outcome"),
-        F.col("cluster_size").cast("long").alias("_size"),
-    )
-    tagged = passing.select("doc_id", "text_hash", "pref", *carry).join(built, "doc_id")
+    carry = ["bands"] if near is not None and bands is None else []
+    if isinstance(built, str) and built == BUILT_IN_PASS:
+        tagged = passing.select(
+            "doc_id",
+            "text_hash",
+            "pref",
+            *carry,
+            F.col("built_cluster").cast("long").alias("_cluster"),
+            F.col("built_outcome").alias("_outcome"),
+            F.col("built_size").cast("long").alias("_size"),
+        )
+    else:
+        built = built.select(
+            "doc_id",
+            F.col("cluster").cast("long").alias("_cluster"),
+            F.col("outcome").alias("_outcome"),
+            F.col("cluster_size").cast("long").alias("_size"),
+        )
+        tagged = passing.select("doc_id", "text_hash", "pref", *carry).join(built, "doc_id")
     tagged = tagged.withColumn("_left", F.count("*").over(Window.partitionBy("_cluster")))
     same = tagged.where(F.col("_left") == F.col("_size")).select(
         "doc_id",
@@ -265,11 +281,13 @@ def reuse_clusters(passing, built, near: NearSettings | None, checkpoint: Callab
         F.col("_cluster").alias("cluster"),
         F.col("_size").alias("cluster_size"),
     )
-    again = (
-        tagged.where(F.col("_left") < F.col("_size"))
-        .select("_cluster", "doc_id", "text_hash", "pref", *carry)
-        .groupBy("_cluster")
-        .applyInArrow(lambda table: decide_cluster(table.drop_columns(["_cluster"])), REGROUP_DDL)
+    broken = tagged.where(F.col("_left") < F.col("_size")).select(
+        "_cluster", "doc_id", "text_hash", "pref", *carry
+    )
+    if near is not None and bands is not None:
+        broken = broken.join(bands.select("doc_id", "bands"), "doc_id", "left")
+    again = broken.groupBy("_cluster").applyInArrow(
+        lambda table: decide_cluster(table.drop_columns(["_cluster"])), REGROUP_DDL
     )
     fates = checkpoint(same.unionByName(again))
     kept = fates.where(F.col("outcome") == "kept").select(

@@ -423,6 +423,13 @@ class Finish:
     #: passed, when every document of ``table`` that passes is among them (``select``): its
     #: clusters are reused (:func:`.dedup.reuse_clusters`)
     built: Any = None
+    #: ``(doc_id, bands)`` the reused clusters' band hashes are read from when ``table`` has none
+    #: (``select``: the build's ``texts/``, read for the clusters decided again only)
+    bands: Any = None
+    #: the rows of ``texts`` the kept documents are among, when fewer than all (``select`` keeping
+    #: only documents the build's filters passed: ``texts/`` without the build's dropped rows,
+    #: filtered in the scan, so fewer texts are shuffled to meet the kept rows)
+    document_texts: Any = None
 
 
 def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, ...], table, f: Finish):
@@ -496,7 +503,9 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
         near = config.dedup == "near"
         near_settings = NearSettings(config.near_threshold, config.verify_edges) if near else None
         if f.built is not None:  # select, no document the build's filters dropped: its clusters reused
-            kept_ids, outcome_rows, per_document = reuse_clusters(passing, f.built, near_settings, checkpoint)
+            kept_ids, outcome_rows, per_document = reuse_clusters(
+                passing, f.built, near_settings, checkpoint, f.bands
+            )
         else:
             kept_ids, outcome_rows, per_document = decide(passing, against, near_settings, checkpoint)
         outcomes = {r["outcome"]: int(r["documents"] or 0) for r in outcome_rows.collect()}
@@ -512,7 +521,8 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
     if f.texts is not None:  # select: the kept documents read from the build's texts/
         from .signals import documents_from_texts
 
-        written = documents_from_texts(written, f.texts, DOCUMENT_COLUMNS)
+        source = f.texts if f.document_texts is None else f.document_texts
+        written = documents_from_texts(written, source, DOCUMENT_COLUMNS)
     written.select(*DOCUMENT_COLUMNS).write.parquet(documents_dir)
     say("documents written")
     if config.signals:

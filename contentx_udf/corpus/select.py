@@ -38,6 +38,7 @@ import pyarrow as pa  # the Arrow UDF's type hints name it
 from ..errors import UserError, job_main
 from ..spark.worker_env import check_java, spark_session
 from .config import CorpusConfig, config_from_argv
+from .dedup import BUILT_IN_PASS
 from .job import (
     SIGNALS_BATCH_ROWS,
     STAGING,
@@ -52,8 +53,18 @@ from .per_document import minhash_columns
 from .quality.settings import PRESETS
 from .quality.signals import SIGNALS, changed_measure_keys, judge
 from .report import summary_lines
-from .signals import SIGNALS_FORMAT, TEXT_COLUMNS, read_build
+from .signals import SIGNALS_FORMAT, read_build
 from .tables import SUCCESS, open_store
+
+#: The columns of ``texts/`` the pass table joins (the rest are read for the rows that need them).
+PASS_TEXT_COLUMNS = (
+    "doc_id",
+    "_input",
+    "fetch_time",
+    "fallback",
+    "excerpt",
+    "cast(c4_removed as int) as c4_removed",
+)
 
 #: Build flags a re-cut drops from the build's command line (it sets its own output).
 _DROPPED_FLAGS = ("--overwrite", "--signals")
@@ -209,7 +220,9 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
 
     signals = spark.read.parquet(source_store.uri("signals"))
     texts = spark.read.parquet(source_store.uri("texts"))
-    narrow = texts.selectExpr(*(c for c in TEXT_COLUMNS if c != "text"))  # no text read here
+    # only the few columns of texts/ every re-cut needs (no text, no band hashes: those join the
+    # rows that need them only, :func:`with_bands`, :func:`.dedup.reuse_clusters`)
+    narrow = texts.selectExpr(*PASS_TEXT_COLUMNS)
     settings = wanted.quality or PRESETS["none"]
     schema = StructType(
         [*signals.schema.fields, StructField("q_drop", StringType()), StructField("q_rule", StringType())]
@@ -247,7 +260,7 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
         "fetch_time",
         "language",
         "language_score",
-        "title",
+        F.lit(None).cast("string").alias("title"),  # the documents' columns come from texts/
         F.lit(None).cast("string").alias("text"),  # joined to the kept documents only (Finish.texts)
         F.when(passed, F.col("text_length"))
         .otherwise(F.col("input_length"))
@@ -256,13 +269,13 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
         "text_hash",
         "warc_filename",
         "warc_record_offset",
-        "warc_record_length",
+        F.lit(None).cast("long").alias("warc_record_length"),
         F.col("_drop").alias("drop"),
         F.col("_rule").alias("rule"),
         # null for a document the build kept: finish reads its example's excerpt from texts/
         F.when(~passed, F.col("excerpt")).alias("excerpt"),
-        "bands",
-        "sketch",
+        F.lit(None).cast("array<bigint>").alias("bands"),  # :func:`with_bands`
+        F.lit(None).cast("binary").alias("sketch"),
         F.when(passed, F.col("emails_masked")).otherwise(0).alias("emails_masked"),
         F.when(passed, F.col("ips_masked")).otherwise(0).alias("ips_masked"),
         F.when(passed, F.col("c4_removed")).otherwise(0).alias("c4_lines_removed"),
@@ -270,8 +283,12 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
         "fallback",
         "lines_removed",
         "line_chars_removed",
-        "line_example",
+        F.lit(None).cast("string").alias("line_example"),  # a re-cut has no --line-dedup report
         newly_kept.alias("_newly_kept"),
+        # the build's dedup outcome, for reusing its clusters (:data:`.dedup.BUILT_IN_PASS`)
+        F.col("outcome").alias("built_outcome"),
+        F.col("cluster").alias("built_cluster"),
+        F.col("cluster_size").alias("built_size"),
     )
     return table, signals, texts
 
@@ -288,30 +305,52 @@ def _minhash_udf(params, with_sketch: bool):
     return fresh
 
 
-def with_fresh_bands(spark, staged, texts, wanted: CorpusConfig, store, run_dir):
-    """The staged pass with the band hashes of the documents the re-cut newly keeps (the build's
-    filters dropped them, so the build computed none): MinHash of those texts only, written
-    beside the pass and joined to it.  Unchanged without near dedup or such documents.  Also
-    whether there are such documents."""
+def _kept(df, kept: list):
+    """``df`` persisted (memory, spilled to local disk when short) for the jobs that read it; it is
+    appended to ``kept`` to be unpersisted when the re-cut ends."""
+    from pyspark import StorageLevel
+
+    kept.append(df.persist(StorageLevel.MEMORY_AND_DISK))
+    return df
+
+
+def with_bands(spark, table, texts, wanted: CorpusConfig, store, run_dir, kept: list):
+    """The pass ``table`` (no band hashes) with the band hashes (and sketches) every passing document
+    needs when the whole duplicate search runs: when the re-cut newly keeps documents (the build's
+    filters dropped them, so the build computed none: MinHash of those texts only, written beside
+    the pass) or with ``--verify-edges``; the build's others joined from ``texts/``.  Unchanged
+    otherwise (the build's clusters are reused and only the rows of a cluster that lost a document
+    get theirs, :func:`.dedup.reuse_clusters`).  Also whether there are newly kept documents."""
     from pyspark.sql import functions as F
 
-    if not staged.where("_newly_kept").limit(1).count():
-        return staged, False
-    if wanted.dedup != "near":
-        return staged, True
-    ids = staged.where("_newly_kept").select("doc_id")
-    udf = _minhash_udf(wanted.minhash(), wanted.verify_edges)
-    fresh = ids.join(texts.select("doc_id", "text"), "doc_id").select("doc_id", udf("text").alias("_m"))
-    uri = store.uri(*run_dir, "fresh_bands")
-    m = F.col("_m")
-    fresh.select("doc_id", m["bands"].alias("_bands"), m["sketch"].alias("_sketch")).write.parquet(uri)
+    newly = table.where("_newly_kept").count() > 0  # every partition: the kept pass is filled here
+    if wanted.dedup != "near" or not (newly or wanted.verify_edges):
+        return table, newly
+    passed = F.col("drop").isNull()
     new = F.col("_newly_kept")
-    return (
-        staged.join(spark.read.parquet(uri), "doc_id", "left")
-        .withColumn("bands", F.when(new, F.col("_bands")).otherwise(F.col("bands")))
-        .withColumn("sketch", F.when(new, F.col("_sketch")).otherwise(F.col("sketch")))
-        .drop("_bands", "_sketch")
-    ), True
+    joined = table.join(
+        texts.select("doc_id", F.col("bands").alias("_bands"), F.col("sketch").alias("_sketch")),
+        "doc_id",
+        "left",
+    )
+    if newly:
+        ids = table.where("_newly_kept").select("doc_id")
+        udf = _minhash_udf(wanted.minhash(), wanted.verify_edges)
+        fresh = ids.join(texts.select("doc_id", "text"), "doc_id").select("doc_id", udf("text").alias("_m"))
+        uri = store.uri(*run_dir, "fresh_bands")
+        m = F.col("_m")
+        fresh.select("doc_id", m["bands"].alias("_fb"), m["sketch"].alias("_fs")).write.parquet(uri)
+        joined = (
+            joined.join(spark.read.parquet(uri), "doc_id", "left")
+            .withColumn("_bands", F.when(new, F.col("_fb")).otherwise(F.col("_bands")))
+            .withColumn("_sketch", F.when(new, F.col("_fs")).otherwise(F.col("_sketch")))
+        )
+    joined = (
+        joined.withColumn("bands", F.when(passed, F.col("_bands")))
+        .withColumn("sketch", F.when(passed, F.col("_sketch")))
+        .select(*table.columns)
+    )
+    return _kept(joined, kept), newly
 
 
 def run(args: argparse.Namespace, spark, progress: bool = False) -> dict[str, Any]:
@@ -339,14 +378,31 @@ def run(args: argparse.Namespace, spark, progress: bool = False) -> dict[str, An
     checkpoint = _checkpointer(spark, store, run_dir)
     table, signals, texts = pass_table(spark, source, wanted, args.where)
     say("re-cut planned")
-    staged = store.uri(*run_dir, "pass")
+    kept: list = []
+    try:
+        return _recut(
+            spark, args, wanted, store, run_dir, checkpoint, say, started, table, signals, texts, kept
+        )
+    finally:
+        for df in kept:
+            df.unpersist()
+
+
+def _recut(spark, args, wanted, store, run_dir, checkpoint, say, started, table, signals, texts, kept):
+    """:func:`run` from the planned pass ``table`` on: judged and kept once, dedup, the rest
+    (:func:`.job.finish`)."""
+    # the pass is judged once and kept (memory, then local disk) for the report's, the dedup's and
+    # the documents' jobs: no staged Parquet written and read back
     with _arrow_batch_rows(spark, SIGNALS_BATCH_ROWS):
-        table.write.parquet(staged)
-    say("verdicts read from the signals")
-    table, newly = with_fresh_bands(spark, spark.read.parquet(staged), texts, wanted, store, run_dir)
-    say("band hashes of the documents newly kept" + (" computed" if newly else ": none"))
+        table = _kept(table, kept)
+        table, newly = with_bands(spark, table, texts, wanted, store, run_dir, kept)
+    say(
+        "verdicts read from the signals"
+        + (", band hashes of the documents newly kept computed" if newly else "")
+    )
     # only documents the build passed: its clusters are reused where the selection left them whole
-    built = None if newly else signals.where("outcome is not null")
+    built = None if newly else BUILT_IN_PASS
+    bands = None if newly else texts.select("doc_id", "bands")
     minhash = wanted.minhash() if wanted.dedup == "near" else None
     extra = {"selected_from": args.source, "where": args.where}
     return finish(
@@ -356,7 +412,17 @@ def run(args: argparse.Namespace, spark, progress: bool = False) -> dict[str, An
         run_dir,
         table,
         Finish(
-            checkpoint, say, started, minhash=minhash, report=extra, signals=signals, texts=texts, built=built
+            checkpoint,
+            say,
+            started,
+            minhash=minhash,
+            report=extra,
+            signals=signals,
+            texts=texts,
+            built=built,
+            bands=bands,
+            # every kept document then passed the build's filters: its texts/ row has no drop
+            document_texts=None if newly else texts.where("drop is null"),
         ),
     )
 

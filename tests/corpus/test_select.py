@@ -249,3 +249,20 @@ def test_fineweb2_recut_equals_a_full_build(spark, tmp_path):
     full = _build(spark, [*argv, "--output", str(tmp_path / "full"), *changes])
     assert _docs(out) == _docs(tmp_path / "full") != _docs(tmp_path / "src")
     assert json.loads((out / "_report.json").read_text())["dropped"] == full["dropped"]
+
+
+def test_verify_edges_recut_joins_band_hashes_and_sketches_to_every_passing_row(spark, source, tmp_path):
+    """With --verify-edges a re-cut runs the whole duplicate search, so the pass gets the build's
+    band hashes and sketches (and fresh ones for the documents it newly keeps): a tighter and a
+    looser threshold both give the full build's documents."""
+    root, argv, _, _ = source
+    verify = [*argv, "--verify-edges"]
+    _build(spark, [*verify, "--output", str(tmp_path / "src"), "--signals"])
+    for i, changes in enumerate(
+        (["--filter-set", "gopher_quality.min_words=150"], ["--filter-set", "gopher_quality.min_words=20"])
+    ):
+        out = tmp_path / f"cut{i}"
+        assert cli.main(["select", "--from", str(tmp_path / "src"), "--output", str(out), *changes]) == 0
+        full = _build(spark, [*verify, "--output", str(tmp_path / f"full{i}"), *changes])
+        assert _docs(out) == _docs(tmp_path / f"full{i}"), changes
+        assert json.loads((out / "_report.json").read_text())["dropped"] == full["dropped"]
