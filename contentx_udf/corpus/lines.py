@@ -25,8 +25,12 @@ least ``min_docs`` distinct documents of the same scope (the host, or the whole 
    documents per key in one Spark aggregation, and documents count by their exact-duplicate hash
    (``text_hash``), so copies of one page do not make its own lines "repeated".
 
+Steps 1-3 and the removal's copying run compiled (:mod:`._lines`, Cython, built at install: one
+pass over each batch's bytes); the numpy and pyarrow code here is the fallback without a C
+compiler (or with ``CONTENTX_PURE_PYTHON=1``) and the reference the tests compare it with.
+
 The defaults (``--line-dedup-min-docs``, ``--line-dedup-min-chars``) are measured in
-``benchmarks/line_dedup.py`` (README "Repeated lines across the crawl").
+``benchmarks/line_dedup.py`` (docs/curation.md "Repeated lines across the crawl").
 """
 
 from __future__ import annotations
