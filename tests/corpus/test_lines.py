@@ -3,6 +3,8 @@ hand-made pages, without Spark (the aggregation is simulated by counting keys pe
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -220,3 +222,10 @@ def test_compiled_keys_and_removal_equal_the_numpy_code_on_real_text(scope):
     part = remove_lines(batch[5:60], host_batch[5:60], settings, frequent)
     assert part.text.to_pylist() == slow.text.to_pylist()[5:60]
     assert part.chars.tolist() == slow.chars.tolist()[5:60]
+
+
+def test_the_line_extension_is_built():
+    """The install builds corpus/_lines.pyx (setup.py): the numpy code is for machines without a compiler."""
+    if os.environ.get("CONTENTX_PURE_PYTHON", "") not in ("", "0"):
+        pytest.skip("compiled passes turned off by CONTENTX_PURE_PYTHON")
+    assert lines_module.compiled_status() == "compiled"
