@@ -235,6 +235,38 @@ def document_keys(texts: pa.Array, hosts: pa.Array | None, settings: LineSetting
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(keys.view(np.int64), type=pa.int64()))
 
 
+def few_documents(keys: np.ndarray, docs: np.ndarray, at_most: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``(key, doc)`` pairs of one part of the input (uint64 and int64 arrays of one
+    entry per pair), sorted by key then doc, with at most ``at_most`` (the smallest) documents per
+    key.  With ``at_most = min_docs`` the union of every part's pairs still tells which keys have at
+    least ``min_docs`` distinct documents (:func:`frequent_keys`): a key of ``min_docs`` documents
+    in one part keeps ``min_docs`` of them, and a key of fewer in every part keeps them all."""
+    keys, docs = np.asarray(keys, np.uint64), np.asarray(docs, np.int64)
+    order = np.lexsort((docs, keys))
+    keys, docs = keys[order], docs[order]
+    new_key = np.ones(len(keys), dtype=bool)
+    new_key[1:] = keys[1:] != keys[:-1]
+    distinct = new_key.copy()
+    distinct[1:] |= docs[1:] != docs[:-1]
+    keys, docs, new_key = keys[distinct], docs[distinct], new_key[distinct]
+    # the rank of each pair among its key's documents: its index less its key's first index
+    first = np.flatnonzero(new_key)
+    rank = np.arange(len(keys)) - np.repeat(first, np.diff(np.append(first, len(keys))))
+    keep = rank < at_most
+    return keys[keep], docs[keep]
+
+
+def frequent_keys(keys: np.ndarray, docs: np.ndarray, min_docs: int) -> np.ndarray:
+    """The sorted keys (uint64) of at least ``min_docs`` distinct documents among the
+    ``(key, doc)`` pairs (the parts' :func:`few_documents`, concatenated)."""
+    keys, docs = few_documents(keys, docs, min_docs)
+    if len(keys) == 0:
+        return keys
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    counts = np.diff(np.append(starts, len(keys)))
+    return keys[starts[counts >= min_docs]]
+
+
 def frequent_in(keys: np.ndarray, frequent: np.ndarray) -> np.ndarray:
     """Which of ``keys`` (uint64) are in ``frequent`` (a sorted uint64 array)."""
     if len(frequent) == 0 or len(keys) == 0:

@@ -229,3 +229,38 @@ def test_the_line_extension_is_built():
     if os.environ.get("CONTENTX_PURE_PYTHON", "") not in ("", "0"):
         pytest.skip("compiled passes turned off by CONTENTX_PURE_PYTHON")
     assert lines_module.compiled_status() == "compiled"
+
+
+def reference_frequent(keys, docs, min_docs: int) -> set[int]:
+    """Keys of at least ``min_docs`` distinct documents, by Python sets (what countDistinct gives)."""
+    seen: dict[int, set[int]] = {}
+    for key, doc in zip(keys.tolist(), docs.tolist(), strict=True):
+        seen.setdefault(key, set()).add(doc)
+    return {k for k, d in seen.items() if len(d) >= min_docs}
+
+
+def test_parts_cut_to_min_docs_documents_per_key_find_the_same_frequent_keys():
+    # the (key, doc) pairs of the UDHR pages, each page also copied (same doc id) into another part
+    texts, hosts = udhr_pages()
+    settings = LineSettings(min_docs=3)
+    listed = document_keys(pa.array(texts, pa.string()), pa.array(hosts, pa.string()), settings)
+    doc_ids = np.array([hash(t) % 1000 for t in texts], dtype=np.int64)  # some ids shared: copies
+    keys = listed.values.to_numpy().view(np.uint64)
+    docs = np.repeat(doc_ids, np.diff(listed.offsets.to_numpy()))
+    expected = reference_frequent(keys, docs, 3)
+    assert 5 < len(expected) < len(set(keys.tolist()))
+    rng = np.random.default_rng(7)
+    part = rng.integers(0, 4, len(keys))
+    copies = rng.random(len(keys)) < 0.3  # a third of the pairs seen again in another part
+    keys = np.concatenate((keys, keys[copies]))
+    docs = np.concatenate((docs, docs[copies]))
+    part = np.concatenate((part, (part[copies] + 1) % 4))
+    cut = [lines_module.few_documents(keys[part == p], docs[part == p], 3) for p in range(4)]
+    for k, d in cut:
+        assert np.all(k[1:] >= k[:-1])  # sorted by key
+        assert len(set(zip(k.tolist(), d.tolist(), strict=True))) == len(k)  # distinct pairs
+        assert np.max(np.unique(k, return_counts=True)[1]) <= 3
+    together = np.concatenate([k for k, _ in cut]), np.concatenate([d for _, d in cut])
+    found = lines_module.frequent_keys(*together, 3)
+    assert set(found.tolist()) == expected
+    assert np.all(found[1:] > found[:-1])
