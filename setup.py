@@ -44,6 +44,12 @@ setup(
                 ["contentx_udf/page/_compiled.pyx"],
                 extra_compile_args=["-O3", "-ffp-contract=off"],  # (no fused multiply-add: numpy's roundings)
             ),
+            # --line-dedup's line keys and removal (the numpy code in corpus/lines.py gives the same)
+            Extension(
+                "contentx_udf.corpus._lines",
+                ["contentx_udf/corpus/_lines.pyx"],
+                extra_compile_args=["-O3"],
+            ),
             # fastText's prediction: no fused multiply-add, so its float sums round as fastText's
             Extension(
                 "contentx_udf.text._lid",

@@ -2,20 +2,28 @@
 and the report's counts of what was removed.  The hashing and removal are :mod:`.lines` (pure);
 this module only wires them into DataFrames, and only hashes and counts reach the driver.
 
-1. An Arrow UDF gives every document that passed the column filters the distinct keys of its
-   lines of at least ``min_chars`` characters (:func:`.lines.document_keys`; the host is mixed
-   into the key for the ``host`` scope).  They are exploded to ``(key, doc)`` rows, ``doc`` a
-   64-bit hash of the document's ``text_hash`` (copies of one page count once), and their distinct
-   documents counted per key (one shuffle of the pairs, made distinct within each task first):
-   the keys of at least ``min_docs`` documents are the frequent lines.  Spark's
-   hash aggregation spills to disk, so a line in 100,000 documents costs 100,000 rows of 16 bytes
-   and nothing is quadratic in a group's size.
+1. Each input partition's texts that passed the column filters go through ``mapInArrow``: the
+   distinct keys of every document's lines of at least ``min_chars`` characters
+   (:func:`.lines.document_keys`; the host is mixed into the key for the ``host`` scope), paired
+   with ``doc``, a 64-bit hash of the document's ``text_hash`` (copies of one page count once);
+   the partition's pairs made distinct in numpy, at most ``min_docs`` documents kept per key
+   (:func:`.lines.few_documents`: enough to tell whether a key reaches ``min_docs``), and packed
+   into one row per bucket of keys (``key mod buckets``, as many buckets as input partitions).
+   ``groupBy(bucket).applyInArrow`` then gives each bucket's keys of at least ``min_docs``
+   distinct documents (:func:`.lines.frequent_keys`): the frequent lines, the same as a
+   ``countDistinct`` of the pairs per key, but one shuffled row per (partition, bucket) instead
+   of one per pair.  A bucket holds about one partition's pairs (16 bytes each) and a line in
+   100,000 documents at most ``min_docs`` pairs per partition: memory is bounded by the input
+   partition's size and nothing is quadratic in a group's size.
 2. The frequent keys are written under the run's staging directory.  When there are at most
    :data:`BROADCAST_KEYS` of them (8 bytes each) they are collected as one sorted uint64 array
    and shipped with the first pass's UDF, which removes the lines in the same pass as the quality
    filters (:mod:`.per_document`).  Otherwise the ``(row, key)`` rows are computed again, joined
    with the frequent keys (Spark broadcasts or shuffles by size), gathered per input row into a
    list (``_line_keys``) that joins the input rows, and the UDF removes each row's listed lines.
+
+The keys are hashed and the lines removed compiled (:mod:`._lines`); see docs/curation.md for the
+cost at 1,000,000 documents.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pyarrow as pa  # the Arrow UDF's type hints name it
 
-from .lines import LineSettings, document_keys
+from .lines import LineSettings, document_keys, few_documents, frequent_keys
 
 #: Frequent keys shipped with the pass's UDF when there are at most this many (16 MB).
 BROADCAST_KEYS = 2_000_000
@@ -62,6 +70,51 @@ def row_key():
     return F.xxhash64("_input", "warc_filename", "warc_record_offset", "url", "text_hash")
 
 
+def _pairs_body(settings: LineSettings, buckets: int):
+    """``mapInArrow`` body: one input partition's texts to its distinct ``(key, doc)`` pairs, at most
+    ``min_docs`` documents per key (:func:`.lines.few_documents`), as one row per bucket of keys
+    (``key mod buckets``) holding the bucket's keys and documents as packed 64-bit arrays."""
+
+    def run(batches):
+        keys, docs = [], []
+        for batch in batches:
+            listed = document_keys(batch.column("text"), batch.column("url_host_name"), settings)
+            keys.append(listed.values.to_numpy(zero_copy_only=False).view(np.uint64))
+            per_doc = np.diff(listed.offsets.to_numpy())
+            docs.append(np.repeat(batch.column("doc").to_numpy(zero_copy_only=False), per_doc))
+        if not keys:
+            return
+        key, doc = few_documents(np.concatenate(keys), np.concatenate(docs), settings.min_docs)
+        bucket = (key % np.uint64(buckets)).astype(np.int64)
+        order = np.argsort(bucket, kind="stable")
+        key, doc, bucket = key[order], doc[order], bucket[order]
+        bounds = np.searchsorted(bucket, np.arange(buckets + 1))
+        present = np.flatnonzero(np.diff(bounds))
+        yield pa.RecordBatch.from_arrays(
+            [
+                pa.array(present, pa.int32()),
+                pa.array([key[bounds[b] : bounds[b + 1]].tobytes() for b in present], pa.binary()),
+                pa.array([doc[bounds[b] : bounds[b + 1]].tobytes() for b in present], pa.binary()),
+            ],
+            names=["bucket", "keys", "docs"],
+        )
+
+    return run
+
+
+def _frequent_body(min_docs: int):
+    """``applyInArrow`` body: one bucket's rows (one per input partition) to its keys of at least
+    ``min_docs`` distinct documents (:func:`.lines.frequent_keys`)."""
+
+    def run(table: pa.Table) -> pa.Table:
+        keys = np.frombuffer(b"".join(table.column("keys").to_pylist()), dtype=np.uint64)
+        docs = np.frombuffer(b"".join(table.column("docs").to_pylist()), dtype=np.int64)
+        found = frequent_keys(keys, docs, min_docs)
+        return pa.table({"key": pa.array(found.view(np.int64), pa.int64())})
+
+    return run
+
+
 def plan(rows, pass_settings, staging_uri: str, broadcast_keys: int | None = None) -> LinePlan:
     """Find the frequent lines of ``rows`` (the input with its ``drop`` column) and say how the
     pass removes them (see the module doc); the frequent keys are written under ``staging_uri``."""
@@ -69,16 +122,13 @@ def plan(rows, pass_settings, staging_uri: str, broadcast_keys: int | None = Non
 
     settings: LineSettings = pass_settings.lines
     spark = rows.sparkSession
-    keyed = rows.where(F.col("drop").isNull() & F.col("text").isNotNull()).select(
-        row_key().alias("_row"),
-        F.xxhash64(F.coalesce("text_hash", "url")).alias("doc"),
-        F.explode(_keys_udf(settings)("text", "url_host_name")).alias("key"),
-    )
+    counted = rows.where(F.col("drop").isNull() & F.col("text").isNotNull())
+    source = counted.select("text", "url_host_name", F.xxhash64(F.coalesce("text_hash", "url")).alias("doc"))
+    buckets = max(1, source.rdd.getNumPartitions())  # a bucket holds about one partition's pairs
     (
-        keyed.groupBy("key")
-        .agg(F.countDistinct("doc").alias("documents"))  # one shuffle of (key, doc), pre-aggregated
-        .where(F.col("documents") >= settings.min_docs)
-        .select("key")
+        source.mapInArrow(_pairs_body(settings, buckets), "bucket int, keys binary, docs binary")
+        .groupBy("bucket")
+        .applyInArrow(_frequent_body(settings.min_docs), "key long")
         .write.mode("overwrite")
         .parquet(staging_uri)
     )
@@ -87,9 +137,11 @@ def plan(rows, pass_settings, staging_uri: str, broadcast_keys: int | None = Non
     if found <= (BROADCAST_KEYS if broadcast_keys is None else broadcast_keys):
         keys = np.array([r["key"] for r in frequent.collect()], dtype=np.int64).view(np.uint64)
         return LinePlan(replace(pass_settings, frequent=np.sort(keys)), rows, found, joined=False)
+    keyed = counted.select(
+        row_key().alias("_row"), F.explode(_keys_udf(settings)("text", "url_host_name")).alias("key")
+    )
     lists = (
-        keyed.select("_row", "key")
-        .join(frequent, "key", "left_semi")
+        keyed.join(frequent, "key", "left_semi")
         .groupBy("_row")
         .agg(F.collect_list("key").alias("_line_keys"))
     )

@@ -25,12 +25,17 @@ least ``min_docs`` distinct documents of the same scope (the host, or the whole 
    documents per key in one Spark aggregation, and documents count by their exact-duplicate hash
    (``text_hash``), so copies of one page do not make its own lines "repeated".
 
+Steps 1-3 and the removal's copying run compiled (:mod:`._lines`, Cython, built at install: one
+pass over each batch's bytes); the numpy and pyarrow code here is the fallback without a C
+compiler (or with ``CONTENTX_PURE_PYTHON=1``) and the reference the tests compare it with.
+
 The defaults (``--line-dedup-min-docs``, ``--line-dedup-min-chars``) are measured in
-``benchmarks/line_dedup.py`` (README "Repeated lines across the crawl").
+``benchmarks/line_dedup.py`` (docs/curation.md "Repeated lines across the crawl").
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -131,16 +136,38 @@ class Lines:
     offsets: np.ndarray
 
 
-def line_keys(texts: pa.Array, hosts: pa.Array | None, settings: LineSettings) -> Lines:
-    """The key of every line of a batch (``hosts``: each document's host, used for the ``host``
-    scope; a null host is a host of its own name ``""``).
+def _compiled_module():
+    """:mod:`._lines` (Cython, built at install), or None when it is not built or
+    ``CONTENTX_PURE_PYTHON=1``: the numpy code below then gives the same results, slower."""
+    if os.environ.get("CONTENTX_PURE_PYTHON", "") not in ("", "0"):
+        return None
+    try:
+        from . import _lines
+    except ImportError:
+        return None
+    return _lines
 
-    numpy over the batch's lowercased UTF-8 bytes: ASCII digits made ``0``, the lines cut at each
-    ``\\n`` (never across documents), the whitespace bytes left out (so spacing does not matter),
-    each line's characters counted (bytes that do not continue a character) and its bytes hashed
-    (:func:`_span_hashes`)."""
-    offsets, data = _bytes(pc.utf8_lower(pc.fill_null(_strings(texts), "")))
-    n = len(offsets) - 1
+
+_COMPILED = _compiled_module()
+
+
+def compiled_status() -> str:
+    """``"compiled"`` when the line keys and removal run compiled, else ``"numpy"``."""
+    return "compiled" if _COMPILED is not None else "numpy"
+
+
+def _base(seed: int = SEED) -> int:
+    """The odd base of the lines' polynomial hash (:func:`_span_hashes`'s)."""
+    return int(_odd(seed, 0, 1)[0])
+
+
+def _keys_numpy(data: np.ndarray, offsets: np.ndarray, min_chars: int) -> tuple[np.ndarray, ...]:
+    """``(keys, counted, per_doc)`` of every line of the lowercased texts ``data`` cut at
+    ``offsets`` (numpy; :func:`._lines.line_keys` computes the same in one compiled pass).
+
+    The lines are cut at each ``\\n`` (never across documents), the whitespace bytes left out (so
+    spacing does not matter), ASCII digits made ``0``, each line's characters counted (bytes that
+    do not continue a character) and its bytes hashed (:func:`_span_hashes`)."""
     newlines = np.flatnonzero(data == 10)
     per_doc = np.diff(np.searchsorted(newlines, offsets)) + 1  # lines per document
     starts = np.sort(np.concatenate((offsets[:-1], newlines + 1)), kind="stable")
@@ -158,8 +185,24 @@ def line_keys(texts: pa.Array, hosts: pa.Array | None, settings: LineSettings) -
     # characters: the bytes less the UTF-8 continuation bytes (few in most text), counted alike
     continuing = np.flatnonzero((packed & 0xC0) == 0x80)
     characters = ends - starts - (np.searchsorted(continuing, ends) - np.searchsorted(continuing, starts))
-    counted = characters >= settings.min_chars
-    keys = _span_hashes(packed, starts, ends)
+    return _span_hashes(packed, starts, ends), characters >= min_chars, per_doc
+
+
+def line_keys(
+    texts: pa.Array, hosts: pa.Array | None, settings: LineSettings, compiled: bool = True
+) -> Lines:
+    """The key of every line of a batch (``hosts``: each document's host, used for the ``host``
+    scope; a null host is a host of its own name ``""``).
+
+    Over the batch's lowercased UTF-8 bytes: compiled (:func:`._lines.line_keys`, one pass), or
+    numpy (:func:`_keys_numpy`) when the extension is not built or ``compiled`` is false; the
+    same keys either way."""
+    offsets, data = _bytes(pc.utf8_lower(pc.fill_null(_strings(texts), "")))
+    n = len(offsets) - 1
+    if compiled and _COMPILED is not None:
+        keys, counted, per_doc = _COMPILED.line_keys(data, offsets, _base(), settings.min_chars)
+    else:
+        keys, counted, per_doc = _keys_numpy(data, offsets, settings.min_chars)
     parents = np.repeat(np.arange(n, dtype=np.int64), per_doc)
     if settings.scope == "host" and len(keys):
         keys = fmix64(keys ^ (string_hashes(hosts)[parents] * _HOST_MIX))
@@ -190,6 +233,38 @@ def document_keys(texts: pa.Array, hosts: pa.Array | None, settings: LineSetting
     offsets = np.zeros(len(texts) + 1, dtype=np.int32)
     np.cumsum(np.bincount(parents, minlength=len(texts)), out=offsets[1:])
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(keys.view(np.int64), type=pa.int64()))
+
+
+def few_documents(keys: np.ndarray, docs: np.ndarray, at_most: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``(key, doc)`` pairs of one part of the input (uint64 and int64 arrays of one
+    entry per pair), sorted by key then doc, with at most ``at_most`` (the smallest) documents per
+    key.  With ``at_most = min_docs`` the union of every part's pairs still tells which keys have at
+    least ``min_docs`` distinct documents (:func:`frequent_keys`): a key of ``min_docs`` documents
+    in one part keeps ``min_docs`` of them, and a key of fewer in every part keeps them all."""
+    keys, docs = np.asarray(keys, np.uint64), np.asarray(docs, np.int64)
+    order = np.lexsort((docs, keys))
+    keys, docs = keys[order], docs[order]
+    new_key = np.ones(len(keys), dtype=bool)
+    new_key[1:] = keys[1:] != keys[:-1]
+    distinct = new_key.copy()
+    distinct[1:] |= docs[1:] != docs[:-1]
+    keys, docs, new_key = keys[distinct], docs[distinct], new_key[distinct]
+    # the rank of each pair among its key's documents: its index less its key's first index
+    first = np.flatnonzero(new_key)
+    rank = np.arange(len(keys)) - np.repeat(first, np.diff(np.append(first, len(keys))))
+    keep = rank < at_most
+    return keys[keep], docs[keep]
+
+
+def frequent_keys(keys: np.ndarray, docs: np.ndarray, min_docs: int) -> np.ndarray:
+    """The sorted keys (uint64) of at least ``min_docs`` distinct documents among the
+    ``(key, doc)`` pairs (the parts' :func:`few_documents`, concatenated)."""
+    keys, docs = few_documents(keys, docs, min_docs)
+    if len(keys) == 0:
+        return keys
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    counts = np.diff(np.append(starts, len(keys)))
+    return keys[starts[counts >= min_docs]]
 
 
 def frequent_in(keys: np.ndarray, frequent: np.ndarray) -> np.ndarray:
@@ -230,13 +305,16 @@ def remove_lines(
     settings: LineSettings,
     frequent: np.ndarray | None = None,
     listed: pa.ListArray | None = None,
+    compiled: bool = True,
 ) -> Removed:
     """Leave out of each text its counted lines whose key is frequent: in the sorted uint64 array
     ``frequent`` (the whole input's frequent keys), or in the document's own ``listed`` keys.
-    Only the texts that lose a line are split and joined again."""
+    Compiled (:func:`._lines.kept_lines`: the kept lines' bytes copied in one pass), or with
+    pyarrow (only the texts that lose a line split and joined again); the same result."""
     texts = _strings(texts).cast(pa.string())
     n = len(texts)
-    lines = line_keys(texts, hosts, settings)
+    use_compiled = compiled and _COMPILED is not None
+    lines = line_keys(texts, hosts, settings, compiled=use_compiled)
     if listed is not None:
         hit = listed_in(lines, listed)
     else:
@@ -244,36 +322,66 @@ def remove_lines(
     hit &= lines.counted
     removed_per_doc = np.bincount(lines.parents[hit], minlength=n).astype(np.int32)
     changed = removed_per_doc > 0
-    chars = np.zeros(n, dtype=np.int32)
-    example = pa.nulls(n, type=pa.string())
-    text = texts
-    docs = np.flatnonzero(changed)
-    if len(docs):
-        taken = pa.array(docs)
-        before = texts.take(taken)
-        original = split_lines(before).flatten()
-        per_doc = np.diff(lines.offsets)[docs]
-        sub_hit = hit[ragged_index(lines.offsets[docs], per_doc)]
-        owner = np.repeat(np.arange(len(docs), dtype=np.int64), per_doc)
-        kept_offsets = np.zeros(len(docs) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(owner[~sub_hit], minlength=len(docs)), out=kept_offsets[1:])
-        rebuilt = pa.LargeListArray.from_arrays(
-            pa.array(kept_offsets), original.filter(pa.array(~sub_hit)).cast(pa.large_string())
-        )
-        after = pc.binary_join(rebuilt, pa.scalar("\n", pa.large_string())).cast(pa.string())
-        chars[docs] = pc.utf8_length(before).to_numpy(zero_copy_only=False) - pc.utf8_length(after).to_numpy(
-            zero_copy_only=False
-        )
-        text = _put(texts, docs, after)
-        # the example: each changed document's first removed line
-        hits = np.flatnonzero(sub_hit)
-        first = np.ones(len(hits), dtype=bool)
-        first[1:] = owner[hits[1:]] != owner[hits[:-1]]
-        cut = pc.utf8_slice_codeunits(
-            pc.utf8_trim_whitespace(original.take(pa.array(hits[first]))), 0, EXAMPLE_CHARS
-        )
-        example = _put(example, docs, cut.cast(pa.string()))
+    if not changed.any():
+        return Removed(texts, changed, removed_per_doc, np.zeros(n, np.int32), pa.nulls(n, type=pa.string()))
+    edit = _edit_compiled if use_compiled else _edit_arrow
+    text, chars, example = edit(texts, lines, hit, changed)
     return Removed(text=text, changed=changed, lines=removed_per_doc, chars=chars, example=example)
+
+
+def _edit_compiled(texts: pa.Array, lines: Lines, hit: np.ndarray, changed: np.ndarray) -> tuple:
+    """``(text, chars, example)`` of :func:`remove_lines` by :func:`._lines.kept_lines`."""
+    n = len(texts)
+    offsets, data = _bytes(texts)
+    new_data, new_offsets, chars, spans = _COMPILED.kept_lines(data, offsets, hit.view(np.uint8))
+    text = pa.Array.from_buffers(
+        pa.large_string(), n, [None, pa.py_buffer(new_offsets), pa.py_buffer(new_data)]
+    ).cast(pa.string())
+    if texts.null_count:  # (a null text has no line to lose: it stays null)
+        text = pc.if_else(texts.is_valid(), text, pa.scalar(None, pa.string()))
+    docs = np.flatnonzero(changed)
+    starts, lengths = spans[docs, 0], spans[docs, 1] - spans[docs, 0]
+    example_offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=example_offsets[1:])
+    first = pa.Array.from_buffers(
+        pa.large_string(),
+        len(docs),
+        [None, pa.py_buffer(example_offsets), pa.py_buffer(data[ragged_index(starts, lengths)])],
+    )
+    cut = pc.utf8_slice_codeunits(pc.utf8_trim_whitespace(first), 0, EXAMPLE_CHARS).cast(pa.string())
+    return text, chars.astype(np.int32), _put(pa.nulls(n, type=pa.string()), docs, cut)
+
+
+def _edit_arrow(texts: pa.Array, lines: Lines, hit: np.ndarray, changed: np.ndarray) -> tuple:
+    """``(text, chars, example)`` of :func:`remove_lines` with pyarrow: the texts that lose a line
+    split, filtered and joined again."""
+    n = len(texts)
+    chars = np.zeros(n, dtype=np.int32)
+    docs = np.flatnonzero(changed)
+    taken = pa.array(docs)
+    before = texts.take(taken)
+    original = split_lines(before).flatten()
+    per_doc = np.diff(lines.offsets)[docs]
+    sub_hit = hit[ragged_index(lines.offsets[docs], per_doc)]
+    owner = np.repeat(np.arange(len(docs), dtype=np.int64), per_doc)
+    kept_offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(owner[~sub_hit], minlength=len(docs)), out=kept_offsets[1:])
+    rebuilt = pa.LargeListArray.from_arrays(
+        pa.array(kept_offsets), original.filter(pa.array(~sub_hit)).cast(pa.large_string())
+    )
+    after = pc.binary_join(rebuilt, pa.scalar("\n", pa.large_string())).cast(pa.string())
+    chars[docs] = pc.utf8_length(before).to_numpy(zero_copy_only=False) - pc.utf8_length(after).to_numpy(
+        zero_copy_only=False
+    )
+    text = _put(texts, docs, after)
+    # the example: each changed document's first removed line
+    hits = np.flatnonzero(sub_hit)
+    first = np.ones(len(hits), dtype=bool)
+    first[1:] = owner[hits[1:]] != owner[hits[:-1]]
+    first_lines = original.take(pa.array(hits[first]))
+    cut = pc.utf8_slice_codeunits(pc.utf8_trim_whitespace(first_lines), 0, EXAMPLE_CHARS)
+    example = _put(pa.nulls(n, type=pa.string()), docs, cut.cast(pa.string()))
+    return text, chars, example
 
 
 def _put(values: pa.Array, index: np.ndarray, new: pa.Array) -> pa.Array:

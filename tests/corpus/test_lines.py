@@ -3,9 +3,13 @@ hand-made pages, without Spark (the aggregation is simulated by counting keys pe
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pyarrow as pa
+import pytest
 
+from contentx_udf.corpus import lines as lines_module
 from contentx_udf.corpus.lines import (
     MIN_CHARS,
     LineSettings,
@@ -17,10 +21,12 @@ from contentx_udf.corpus.lines import (
 )
 from contentx_udf.text.language import text_hash
 
+from ..conftest import SHARED, shared_or_skip
 from .tables import article
 
+UDHR = SHARED / "data" / "udhr2"
 FOOTER = "Copyright 2024 Riverside Gazette. All rights reserved. Contact the newsroom."
-SHARED = "Subscribe to our newsletter for the week's best stories, free every Friday."
+SHARED_LINE = "Subscribe to our newsletter for the week's best stories, free every Friday."
 
 
 def page(seed: int, *extra: str) -> str:
@@ -60,13 +66,13 @@ def test_a_footer_on_three_pages_of_a_host_is_removed_at_3_and_kept_at_4():
 
 
 def test_a_line_on_two_hosts_counts_globally_but_not_per_host():
-    texts = [page(1, SHARED), page(2, SHARED), page(3, SHARED), page(4, SHARED)]
+    texts = [page(1, SHARED_LINE), page(2, SHARED_LINE), page(3, SHARED_LINE), page(4, SHARED_LINE)]
     hosts = ["a.example", "a.example", "b.example", "b.example"]
     per_host = dedup(texts, hosts, LineSettings(min_docs=3, scope="host"))
     assert per_host.lines.tolist() == [0, 0, 0, 0]
     overall = dedup(texts, hosts, LineSettings(min_docs=3, scope="global"))
     assert overall.lines.tolist() == [1, 1, 1, 1]
-    assert all(SHARED not in t for t in overall.text.to_pylist())
+    assert all(SHARED_LINE not in t for t in overall.text.to_pylist())
 
 
 def test_short_lines_are_never_removed():
@@ -110,7 +116,7 @@ def test_the_text_hash_of_the_text_left_is_new():
 
 
 def test_listed_keys_remove_the_same_lines_as_the_frequent_set():
-    texts = [page(s, FOOTER, SHARED) for s in range(4)] + [page(9, SHARED)]
+    texts = [page(s, FOOTER, SHARED_LINE) for s in range(4)] + [page(9, SHARED_LINE)]
     hosts = ["x.example"] * 4 + ["y.example"]
     settings = LineSettings(min_docs=3)
     frequent = frequent_keys(texts, hosts, settings)
@@ -166,3 +172,95 @@ def test_keys_of_a_batch_larger_than_a_hashing_chunk_equal_the_keys_of_its_norma
     # each line hashed on its own (one short chunk): the reference
     assert keys.keys.tolist() == [int(string_hashes(pa.array([ln]))[0]) for ln in normalised.to_pylist()]
     assert keys.counted.tolist() == [len(ln) >= 12 for ln in normalised.to_pylist()]
+
+
+def udhr_pages() -> tuple[list[str | None], list[str | None]]:
+    """Real text in many scripts (UDHR translations), cut into pages of 40 lines on a few hosts,
+    each host's pages with a footer (digits, case and spacing varied) and a shared line; plus the
+    odd ones: null, empty, blank lines only, a trailing newline, CRLF lines, a page all footer."""
+    files = sorted(shared_or_skip(UDHR).glob("*.txt"))[:120]
+    texts: list[str | None] = []
+    hosts: list[str | None] = []
+    for i, path in enumerate(files):
+        lines = path.read_text(encoding="utf-8").split("\n")
+        for j in range(0, min(len(lines), 120), 40):
+            host = f"site{i % 7}.example"
+            extra = [f"  {FOOTER.replace('2024', str(2000 + j)).upper() if j % 80 else FOOTER}\t"]
+            if i % 3 == 0:
+                extra.append(SHARED_LINE)
+            texts.append("\n".join([*lines[j : j + 40], *extra]))
+            hosts.append(host if i % 11 else None)
+    texts += [None, "", "\n\n", FOOTER + "\n", f"{FOOTER}\r\n{SHARED_LINE}\r\n", f"{FOOTER}\n{SHARED_LINE}"]
+    texts.append(SHARED_LINE)
+    hosts += ["site0.example"] * 7
+    return texts, hosts
+
+
+@pytest.mark.skipif(lines_module.compiled_status() != "compiled", reason="the compiled passes are not built")
+@pytest.mark.parametrize("scope", ["host", "global"])
+def test_compiled_keys_and_removal_equal_the_numpy_code_on_real_text(scope):
+    texts, hosts = udhr_pages()
+    settings = LineSettings(scope=scope, min_docs=3)
+    batch, host_batch = pa.array(texts, pa.string()), pa.array(hosts, pa.string())
+    compiled = line_keys(batch, host_batch, settings)
+    reference = line_keys(batch, host_batch, settings, compiled=False)
+    assert compiled.keys.tolist() == reference.keys.tolist()
+    assert compiled.counted.tolist() == reference.counted.tolist()
+    assert compiled.parents.tolist() == reference.parents.tolist()
+    assert compiled.offsets.tolist() == reference.offsets.tolist()
+    frequent = frequent_keys(texts, hosts, settings)
+    fast = remove_lines(batch, host_batch, settings, frequent)
+    slow = remove_lines(batch, host_batch, settings, frequent, compiled=False)
+    assert 20 < int(slow.changed.sum()) < len(texts)  # most pages lose their footer, not all
+    assert slow.text.to_pylist()[-4] == ""  # a page all footer: emptied
+    assert fast.text.to_pylist() == slow.text.to_pylist()
+    assert fast.changed.tolist() == slow.changed.tolist()
+    assert fast.lines.tolist() == slow.lines.tolist()
+    assert fast.chars.tolist() == slow.chars.tolist()
+    assert fast.example.to_pylist() == slow.example.to_pylist()
+    # and a slice of the batch (an Arrow offset not at 0)
+    part = remove_lines(batch[5:60], host_batch[5:60], settings, frequent)
+    assert part.text.to_pylist() == slow.text.to_pylist()[5:60]
+    assert part.chars.tolist() == slow.chars.tolist()[5:60]
+
+
+def test_the_line_extension_is_built():
+    """The install builds corpus/_lines.pyx (setup.py): the numpy code is for machines without a compiler."""
+    if os.environ.get("CONTENTX_PURE_PYTHON", "") not in ("", "0"):
+        pytest.skip("compiled passes turned off by CONTENTX_PURE_PYTHON")
+    assert lines_module.compiled_status() == "compiled"
+
+
+def reference_frequent(keys, docs, min_docs: int) -> set[int]:
+    """Keys of at least ``min_docs`` distinct documents, by Python sets (what countDistinct gives)."""
+    seen: dict[int, set[int]] = {}
+    for key, doc in zip(keys.tolist(), docs.tolist(), strict=True):
+        seen.setdefault(key, set()).add(doc)
+    return {k for k, d in seen.items() if len(d) >= min_docs}
+
+
+def test_parts_cut_to_min_docs_documents_per_key_find_the_same_frequent_keys():
+    # the (key, doc) pairs of the UDHR pages, each page also copied (same doc id) into another part
+    texts, hosts = udhr_pages()
+    settings = LineSettings(min_docs=3)
+    listed = document_keys(pa.array(texts, pa.string()), pa.array(hosts, pa.string()), settings)
+    doc_ids = np.array([hash(t) % 1000 for t in texts], dtype=np.int64)  # some ids shared: copies
+    keys = listed.values.to_numpy().view(np.uint64)
+    docs = np.repeat(doc_ids, np.diff(listed.offsets.to_numpy()))
+    expected = reference_frequent(keys, docs, 3)
+    assert 5 < len(expected) < len(set(keys.tolist()))
+    rng = np.random.default_rng(7)
+    part = rng.integers(0, 4, len(keys))
+    copies = rng.random(len(keys)) < 0.3  # a third of the pairs seen again in another part
+    keys = np.concatenate((keys, keys[copies]))
+    docs = np.concatenate((docs, docs[copies]))
+    part = np.concatenate((part, (part[copies] + 1) % 4))
+    cut = [lines_module.few_documents(keys[part == p], docs[part == p], 3) for p in range(4)]
+    for k, d in cut:
+        assert np.all(k[1:] >= k[:-1])  # sorted by key
+        assert len(set(zip(k.tolist(), d.tolist(), strict=True))) == len(k)  # distinct pairs
+        assert np.max(np.unique(k, return_counts=True)[1]) <= 3
+    together = np.concatenate([k for k, _ in cut]), np.concatenate([d for _, d in cut])
+    found = lines_module.frequent_keys(*together, 3)
+    assert set(found.tolist()) == expected
+    assert np.all(found[1:] > found[:-1])
