@@ -10,7 +10,11 @@ each; 11 copies ~ 2,000 pages) into a temporary directory, then measures on this
     the job, without Spark (``--loop-language``: and a second loop that also runs the language id
     and text hash the job adds to every ``ok`` row);
   * the Spark job (``contentx_udf.job.run``, embedded ``local[*]``), timed from the start of
-    the run to the committed output (the session is started and warmed up first).
+    the run to the committed output (the session is started and warmed up first: a run over
+    one file per core, so that every core's Python worker is started and has imported the
+    package, as the loop's processes are forked from this interpreter after its imports; until
+    2026-11-27 the warm-up read one file, which started one worker, and the timed run paid the
+    second worker's start, 0.2-0.5 s of imports and set-up under load).
 Prints records/s of both, the ratio, and the peak RSS (VmHWM) of the Spark Python workers (of
 this interpreter: other Spark users' workers on the machine are left out);
 the last line holds every figure.  ``--hostile`` also runs the hostile fixture through the
@@ -124,9 +128,9 @@ def main() -> int:
 
         spark = SparkSession.builder.appName("contentx-job-speed").getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")
-        # warm-up: start the Python workers on a small run
+        # warm-up: start the Python workers (one file per core: one task, so one worker, each)
         run(
-            JobConfig(inputs=[files[0]], output=f"{tmp}/warm", methods=methods, writer=args.writer),
+            JobConfig(inputs=files[:procs], output=f"{tmp}/warm", methods=methods, writer=args.writer),
             spark=spark,
         )
         summary = run(
