@@ -35,13 +35,13 @@ The defaults (``--line-dedup-min-docs``, ``--line-dedup-min-chars``) are measure
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..extensions import optional_module
 from ..text.arrays import ragged_index, string_offsets
 from .minhash import SEED, _odd, _powers, fmix64
 
@@ -136,19 +136,9 @@ class Lines:
     offsets: np.ndarray
 
 
-def _compiled_module():
-    """:mod:`._lines` (Cython, built at install), or None when it is not built or
-    ``CONTENTX_PURE_PYTHON=1``: the numpy code below then gives the same results, slower."""
-    if os.environ.get("CONTENTX_PURE_PYTHON", "") not in ("", "0"):
-        return None
-    try:
-        from . import _lines
-    except ImportError:
-        return None
-    return _lines
-
-
-_COMPILED = _compiled_module()
+#: :mod:`._lines` (Cython, built at install), or None when it is not built or turned off
+#: (:func:`..extensions.optional_module`): the numpy code below then gives the same results, slower.
+_COMPILED = optional_module("contentx_udf.corpus._lines")
 
 
 def compiled_status() -> str:

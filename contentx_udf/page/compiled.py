@@ -12,8 +12,9 @@ then runs, slower, and the job's summary says so.  ``CONTENTX_PURE_PYTHON=1`` tu
 
 from __future__ import annotations
 
-import os
 from types import ModuleType
+
+from ..extensions import pure_python
 
 _module: ModuleType | None = None
 _reason = ""
@@ -31,7 +32,7 @@ _FUNCTIONS = (
 
 def _load() -> None:
     global _module, _reason
-    if os.environ.get("CONTENTX_PURE_PYTHON", "") not in ("", "0"):
+    if pure_python():
         _reason = "turned off by CONTENTX_PURE_PYTHON"
         return
     try:

@@ -30,11 +30,12 @@ runs when the extension is not built, for other models (e.g. GlotLID's softmax) 
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import struct
 from collections.abc import Iterable
 from pathlib import Path
+
+from ..extensions import optional_module, pure_python
 
 #: The labels of lid.176 (176 languages).
 LANGUAGES: frozenset[str] = frozenset(
@@ -158,7 +159,7 @@ def _compiled_predictor(model: str | None) -> tuple:
 
 
 def _load_compiled(model: str | None) -> tuple:
-    if os.environ.get("CONTENTX_PURE_PYTHON", "") not in ("", "0"):
+    if pure_python():
         return None, "turned off by CONTENTX_PURE_PYTHON"
     try:
         from . import _lid
@@ -255,18 +256,8 @@ def text_hash(text: str | None) -> str | None:
     return hashlib.blake2b(normal, digest_size=16).hexdigest()
 
 
-def _load_collapse():
-    """The compiled ``" ".join(text.split()).encode()`` (:func:`._lid.collapsed_utf8`), or None."""
-    if os.environ.get("CONTENTX_PURE_PYTHON", "") not in ("", "0"):
-        return None
-    try:
-        from ._lid import collapsed_utf8
-    except ImportError:
-        return None
-    return collapsed_utf8
-
-
-_collapsed_utf8 = _load_collapse()
+#: The compiled ``" ".join(text.split()).encode()`` (:func:`._lid.collapsed_utf8`), or None.
+_collapsed_utf8 = getattr(optional_module("contentx_udf.text._lid"), "collapsed_utf8", None)
 
 
 #: A GlotLID / FineWeb-2 code: ISO 639-3 language, underscore, ISO 15924 script (``deu_Latn``).
