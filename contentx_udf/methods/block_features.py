@@ -452,7 +452,7 @@ def _templates(dom: DomArrays, lineage: np.ndarray, class_hash: np.ndarray) -> n
 
 
 _PATH_MULTIPLIER = np.int64(0x9E3779B97F4A7C15 - (1 << 64))  # (odd: 2**64 / golden ratio)
-_PATH_MULTIPLIER_U64 = 0x9E3779B97F4A7C15
+_PATH_MULTIPLIER_U64 = int(_PATH_MULTIPLIER) & ((1 << 64) - 1)  # the same odd number, as uint64
 
 #: The columns :func:`block_features` has ``lineage_columns`` write (its ``at`` argument: the
 #: order of the ``L_...`` constants of ``_compiled.pyx``; the runs from these as asserted).
