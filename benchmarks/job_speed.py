@@ -1,7 +1,7 @@
 """Spark job throughput against a plain Python loop over the same records.
 
     python benchmarks/job_speed.py [--copies 11] [--methods cectd-ds] [--writer auto] [--hostile]
-                                   [--loop-language]
+                                   [--loop-language] [--jvm-defaults]
 
 Copies ``../shared/warc/fixtures/scrapinghub-scale.warc.gz`` ``--copies`` times (181 pages
 each; 11 copies ~ 2,000 pages) into a temporary directory, then measures on this machine:
@@ -36,7 +36,7 @@ from _common import FIXTURES, REPO, SCALE_FIXTURE, scale_copies
 sys.path.insert(0, str(REPO))
 
 from contentx_udf import extract_all  # noqa: E402
-from contentx_udf.spark.config import JobConfig  # noqa: E402
+from contentx_udf.spark.config import JobConfig, configured_java_options  # noqa: E402
 from contentx_udf.spark.job import run  # noqa: E402
 from contentx_udf.text.language import detect_language, text_hash  # noqa: E402
 from contentx_udf.warc.reader import iter_warc_rows  # noqa: E402
@@ -101,6 +101,11 @@ def main() -> int:
         action="store_true",
         help="also time the loop with the language id and hash the job adds to every ok row",
     )
+    parser.add_argument(
+        "--jvm-defaults",
+        action="store_true",
+        help="start the driver JVM with its default options, not conf/extract.toml's driver_java_options",
+    )
     args = parser.parse_args()
     methods = tuple(args.methods.split(","))
     if not SCALE_FIXTURE.exists():
@@ -121,12 +126,13 @@ def main() -> int:
             lid_rate = lid_records / lid_s
             print(f"plain loop + language id and hash: {lid_rate:.1f} records/s")
 
-        from contentx_udf.spark.worker_env import prepare_driver
+        from contentx_udf.spark.worker_env import spark_session
 
-        prepare_driver()
-        from pyspark.sql import SparkSession
-
-        spark = SparkSession.builder.appName("contentx-job-speed").getOrCreate()
+        # the session as the job starts it: conf/extract.toml's driver JVM options, unless
+        # --jvm-defaults (the JVM's own: C2 and G1)
+        options = "" if args.jvm_defaults else configured_java_options()
+        print(f"driver JVM options: {options or '(the JVM defaults)'}")
+        spark = spark_session("contentx-job-speed", options)
         spark.sparkContext.setLogLevel("ERROR")
         # warm-up: start the Python workers (one file per core: one task, so one worker, each)
         run(

@@ -17,6 +17,12 @@ from .worker_env import CONF_DIR
 DEFAULT_MAX_HTML_BYTES = 1_048_576
 
 
+#: The extraction job's driver JVM only plans, schedules and gathers one statistics row per input
+#: file (the Python workers read, extract and write): C1 only and the serial collector spare the
+#: C2 compiler's and G1's threads, which took the two cores' time from the workers (docs/performance.md).
+DEFAULT_DRIVER_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
 @dataclass
 class JobConfig:
     inputs: list[str]
@@ -37,6 +43,9 @@ class JobConfig:
     #: fastText language-id model file on the driver (None: the bundled lid.176); shipped to the
     #: executors by the job (:func:`.job.ship_lid_model`)
     lid_model: str | None = None
+    #: JVM options of the driver when the job launches it (local runs: the driver JVM is the
+    #: executor too); see conf/extract.toml [job] driver_java_options
+    driver_java_options: str = DEFAULT_DRIVER_JAVA_OPTIONS
 
 
 def parse_methods(value: str | Sequence[str]) -> tuple[str, ...]:
@@ -78,6 +87,7 @@ _CONFIG_KEYS = {
     "writer",
     "progress_seconds",
     "lid_model",
+    "driver_java_options",
 }
 
 #: Who writes the Parquet files: the Python workers with pyarrow (local outputs), or
@@ -161,7 +171,20 @@ def build_config(args: argparse.Namespace) -> JobConfig:
         writer=writer,
         progress_seconds=positive_int("--progress-seconds", pick("progress_seconds", 10)),
         lid_model=lid_model,
+        driver_java_options=_java_options(job.get("driver_java_options", DEFAULT_DRIVER_JAVA_OPTIONS)),
     )
+
+
+def configured_java_options(path: str | None = None) -> str:
+    """The driver JVM options of the config file ``path`` (None: conf/extract.toml), as the job reads them."""
+    job = load_toml(path).get("job", {})
+    return _java_options(job.get("driver_java_options", DEFAULT_DRIVER_JAVA_OPTIONS))
+
+
+def _java_options(value: Any) -> str:
+    if not isinstance(value, str):
+        raise UserError(f"driver_java_options must be a string of JVM options, got {value!r}")
+    return value
 
 
 def check_lid_model(path: Any) -> None:

@@ -214,7 +214,7 @@ def run(config: JobConfig, spark=None, files: list[tuple[str, str]] | None = Non
     if files is None:
         files = expand_inputs(config.inputs, config.input_base_url)
     if spark is None:
-        spark = spark_session("contentx-extract-warc")
+        spark = spark_session("contentx-extract-warc", config.driver_java_options)
     lid_model = ship_lid_model(spark, config.lid_model)  # checked before the output is touched
     store = output_store(spark, config.output)
     done = prepare_output(store, config)
@@ -228,8 +228,19 @@ def run(config: JobConfig, spark=None, files: list[tuple[str, str]] | None = Non
                 spark, store, todo[start : start + size], config, batch_id, progress, lid_model
             )
     summary = summarize(config, stats_rows, len(files), len(files) - len(todo), time.perf_counter() - started)
+    summary["driver_java_options"] = driver_jvm_flags(spark)
     store.write_text(json.dumps(summary, indent=2, default=str), "_summary.json")
     return summary
+
+
+def driver_jvm_flags(spark) -> str:
+    """The ``-XX:`` options the driver JVM runs with (e.g. conf/extract.toml's
+    ``driver_java_options``), as the JVM reports them; "" when it cannot say."""
+    try:
+        bean = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
+        return " ".join(str(arg) for arg in bean.getInputArguments() if str(arg).startswith("-XX:"))
+    except Exception:  # (a Spark Connect session has no JVM here)
+        return ""
 
 
 def print_summary(summary: dict[str, Any], spark=None, show_rows: int = 3, out=sys.stdout) -> None:
@@ -283,7 +294,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         files = expand_inputs(config.inputs, config.input_base_url)
         check_local_output(config.output)
         check_java()
-        spark = spark_session("contentx-extract-warc")
+        spark = spark_session("contentx-extract-warc", config.driver_java_options)
         summary = run(config, spark=spark, files=files)
         print_summary(summary, spark, config.show_rows)
         return 0

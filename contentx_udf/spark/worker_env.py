@@ -46,13 +46,51 @@ def prepare_driver() -> None:
         os.environ["SPARK_CONF_DIR"] = str(CONF_DIR)
 
 
-def spark_session(app_name: str):
+#: The Spark setting :func:`spark_session` gives ``driver_java_options`` as (Spark 3.0+: "default
+#: JVM options to prepend to spark.driver.extraJavaOptions", so a user's extraJavaOptions still apply).
+DRIVER_JAVA_OPTIONS_KEY = "spark.driver.defaultJavaOptions"
+
+
+def launched_java_options(
+    options: str, environ: dict[str, str] | None = None, conf_dir: Path | None = None
+) -> str | None:
+    """The JVM options :func:`spark_session` passes to the driver JVM it launches, or None.
+
+    None when ``options`` is empty, when ``spark-submit`` already launched the JVM (its
+    ``PYSPARK_GATEWAY_PORT`` is set: the JVM's options were given there), or when the user set
+    :data:`DRIVER_JAVA_OPTIONS_KEY` themselves (in ``PYSPARK_SUBMIT_ARGS`` or in
+    ``SPARK_CONF_DIR/spark-defaults.conf``): theirs win."""
+    env = os.environ if environ is None else environ
+    if not options.strip() or "PYSPARK_GATEWAY_PORT" in env:
+        return None
+    if DRIVER_JAVA_OPTIONS_KEY in env.get("PYSPARK_SUBMIT_ARGS", ""):
+        return None
+    directory = conf_dir if conf_dir is not None else Path(env.get("SPARK_CONF_DIR") or CONF_DIR)
+    try:
+        defaults = (directory / "spark-defaults.conf").read_text(encoding="utf-8")
+    except OSError:
+        defaults = ""
+    for line in defaults.splitlines():
+        if line.split("#", 1)[0].split() and line.split()[0] == DRIVER_JAVA_OPTIONS_KEY:
+            return None
+    return options.strip()
+
+
+def spark_session(app_name: str, driver_java_options: str = ""):
     """The driver's SparkSession (set up by :func:`prepare_driver`; the master is never set here,
-    so ``spark-submit --master`` and ``conf/spark-defaults.conf`` decide it)."""
+    so ``spark-submit --master`` and ``conf/spark-defaults.conf`` decide it).
+
+    ``driver_java_options``: JVM options for the driver JVM when this process launches it
+    (:func:`launched_java_options` says when); ignored when a session or JVM already exists."""
     prepare_driver()
+    from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
-    return SparkSession.builder.appName(app_name).getOrCreate()
+    builder = SparkSession.builder.appName(app_name)
+    options = launched_java_options(driver_java_options)
+    if options is not None and SparkContext._active_spark_context is None:
+        builder = builder.config(DRIVER_JAVA_OPTIONS_KEY, options)
+    return builder.getOrCreate()
 
 
 def prepare_worker(memory_mb: int = 0) -> None:
