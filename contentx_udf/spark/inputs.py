@@ -125,7 +125,7 @@ def crawl_and_segment(warc_filename: str) -> tuple[str | None, str | None]:
 
 
 def plan_tasks(
-    sizes: Sequence[int | None], min_tasks: int, max_task_bytes: int, open_cost: int
+    sizes: Sequence[int | None], min_tasks: int, max_task_bytes: int, open_cost: int, slots: int = 1
 ) -> list[list[int]]:
     """Group input files (by index) into Spark tasks, as Spark's own file sources do.
 
@@ -134,13 +134,17 @@ def plan_tasks(
     per task (``spark.sql.files.maxPartitionBytes``, each file counted with ``open_cost``
     more, ``spark.sql.files.openCostInBytes``), while there are at least ``min_tasks``
     tasks so that every core gets work.  Files of unknown size (remote inputs) count as a
-    full task: a Common Crawl WARC (~1 GB) is one task.  Files go largest first to the
-    least loaded task (LPT), and the tasks are returned largest first.
+    full task: a Common Crawl WARC (~1 GB) is one task.  The number of tasks is rounded up to
+    a multiple of ``slots`` (the cores running tasks at once), so that the last wave of tasks
+    keeps every core busy: 55 files in 5 equal tasks on 2 cores run in 3 waves of 11 files
+    (the third on one core), in 6 tasks in 28 and 27 files per core.  Files go largest first
+    to the least loaded task (LPT), and the tasks are returned largest first.
     """
     if not sizes:
         return []
     weights = [max_task_bytes if s is None else s + open_cost for s in sizes]
     count = max(min_tasks, -(-sum(weights) // max_task_bytes))
+    count = -(-count // max(1, slots)) * max(1, slots)
     count = max(1, min(count, len(sizes)))
     loads = [0] * count
     tasks: list[list[int]] = [[] for _ in range(count)]
@@ -161,21 +165,55 @@ def _input_size(location: str) -> int | None:
         return None  # reported by the task that tries to read it
 
 
-def input_frame(spark, files: list[tuple[str, str]], num_partitions: int | None):
-    """The input DataFrame ``(location, warc_filename, file_index)``, partitioned by
-    :func:`plan_tasks` (``num_partitions`` sets the number of tasks instead)."""
+#: A task's files: ``(location, warc_filename, file_index)``.
+TaskFiles = list[tuple[str, str, int]]
+
+
+def input_tasks(spark, files: list[tuple[str, str]], num_partitions: int | None) -> list[TaskFiles]:
+    """The Spark tasks of ``files``: each task's ``(location, warc_filename, file_index)``,
+    planned by :func:`plan_tasks` (``num_partitions`` sets the number of tasks instead)."""
     conf = spark.conf
+    slots = spark.sparkContext.defaultParallelism
     if num_partitions:
-        min_tasks, max_bytes = num_partitions, 1 << 62
+        min_tasks, max_bytes, slots = num_partitions, 1 << 62, 1
     else:
-        min_tasks = 2 * spark.sparkContext.defaultParallelism
+        min_tasks = 2 * slots
         max_bytes = _conf_bytes(spark, conf.get("spark.sql.files.maxPartitionBytes", "128m"))
     open_cost = _conf_bytes(spark, conf.get("spark.sql.files.openCostInBytes", "4m"))
-    tasks = plan_tasks([_input_size(loc) for loc, _name in files], min_tasks, max_bytes, open_cost)
-    rows = [[(files[i][0], files[i][1], i) for i in task] for task in tasks]
-    # one element per slice (no shuffle): task k streams the files of rows[k]
-    rdd = spark.sparkContext.parallelize(range(len(rows)), max(1, len(rows))).flatMap(lambda k: rows[k])
-    return spark.createDataFrame(rdd, "location string, warc_filename string, file_index int")
+    tasks = plan_tasks([_input_size(loc) for loc, _name in files], min_tasks, max_bytes, open_cost, slots)
+    return [[(files[i][0], files[i][1], i) for i in task] for task in tasks]
+
+
+def task_frame(spark, count: int):
+    """One row per task (``id`` 0 .. count-1, one per partition), made in the JVM: the Python
+    worker of a task maps its id to its files (:func:`files_of_tasks`).  A DataFrame of the file
+    rows themselves needs a Python RDD, i.e. a second Python worker per task that pickles the
+    rows to the JVM before they are turned into Arrow for the worker that reads them."""
+    return spark.range(0, count, 1, max(1, count))
+
+
+def files_of_tasks(fn, tasks: list[TaskFiles]):
+    """Wrap a ``mapInArrow`` function of file batches (``location``, ``warc_filename``,
+    ``file_index``) into one of :func:`task_frame`'s batches of task ids."""
+
+    def run(batches):
+        import pyarrow as pa
+
+        def file_batches():
+            for batch in batches:
+                for k in batch.column(0).to_pylist():
+                    locations, names, indexes = zip(*tasks[k], strict=True) if tasks[k] else ((), (), ())
+                    yield pa.RecordBatch.from_pydict(
+                        {
+                            "location": pa.array(locations, pa.string()),
+                            "warc_filename": pa.array(names, pa.string()),
+                            "file_index": pa.array(indexes, pa.int32()),
+                        }
+                    )
+
+        yield from fn(file_batches())
+
+    return run
 
 
 def _conf_bytes(spark, value: str) -> int:

@@ -35,7 +35,7 @@ from typing import Any
 
 from ..errors import UserError, job_main
 from .config import JobConfig, build_config, build_parser, check_lid_model, output_writer
-from .inputs import expand_inputs, input_frame, local_path
+from .inputs import expand_inputs, files_of_tasks, input_tasks, local_path, task_frame
 from .output import (
     STAGING,
     LocalOutputStore,
@@ -118,10 +118,12 @@ def run_batch(
         lid_model_shipped=lid_model[1],
     )
     staging = "/".join([config.output.rstrip("/"), *STAGING, batch_id])
-    inputs = input_frame(spark, files, config.num_partitions)
+    tasks = input_tasks(spark, files, config.num_partitions)
+    inputs = task_frame(spark, len(tasks))
     partition_fn = make_partition_fn(settings)
     if progress is not None:
         partition_fn = count_files(partition_fn, progress.files)
+    partition_fn = files_of_tasks(partition_fn, tasks)
     if output_writer(config) == "arrow":
         # the workers write the Parquet files: no row crosses into the JVM
         settings.write_dir = os.path.abspath(local_path(staging))

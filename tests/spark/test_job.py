@@ -443,6 +443,10 @@ def test_plan_tasks_packs_small_files_and_keeps_every_core_busy():
     tasks = job_inputs.plan_tasks(sizes, 1, 128 * mb, 4 * mb)
     assert [0] in tasks and len(tasks) == 3
     assert job_inputs.plan_tasks([], 4, 128 * mb, 4 * mb) == []
+    # 55 such files fill 5 tasks of 128 MB; on 2 cores that is 6 (no last wave on one core)
+    assert len(job_inputs.plan_tasks([int(6.5 * mb)] * 55, 4, 128 * mb, 4 * mb)) == 5
+    tasks = job_inputs.plan_tasks([int(6.5 * mb)] * 55, 4, 128 * mb, 4 * mb, slots=2)
+    assert sorted(len(t) for t in tasks) == [9, 9, 9, 9, 9, 10]
 
 
 def test_spark_size_settings_are_read_like_spark(spark):
