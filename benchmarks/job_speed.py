@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO))
 
 from contentx_udf import extract_all  # noqa: E402
 from contentx_udf.spark.config import JobConfig, configured_java_options  # noqa: E402
-from contentx_udf.spark.job import run  # noqa: E402
+from contentx_udf.spark.job import driver_java_options, run  # noqa: E402
 from contentx_udf.text.language import detect_language, text_hash  # noqa: E402
 from contentx_udf.warc.reader import iter_warc_rows  # noqa: E402
 
@@ -130,7 +130,10 @@ def main() -> int:
 
         # the session as the job starts it: conf/extract.toml's driver JVM options, unless
         # --jvm-defaults (the JVM's own: C2 and G1)
-        options = "" if args.jvm_defaults else configured_java_options()
+        configured = JobConfig(
+            [], f"{tmp}/out", writer=args.writer, driver_java_options=configured_java_options()
+        )
+        options = "" if args.jvm_defaults else driver_java_options(configured)
         print(f"driver JVM options: {options or '(the JVM defaults)'}")
         spark = spark_session("contentx-job-speed", options)
         spark.sparkContext.setLogLevel("ERROR")

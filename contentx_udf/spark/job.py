@@ -216,7 +216,7 @@ def run(config: JobConfig, spark=None, files: list[tuple[str, str]] | None = Non
     if files is None:
         files = expand_inputs(config.inputs, config.input_base_url)
     if spark is None:
-        spark = spark_session("contentx-extract-warc", config.driver_java_options)
+        spark = spark_session("contentx-extract-warc", driver_java_options(config))
     lid_model = ship_lid_model(spark, config.lid_model)  # checked before the output is touched
     store = output_store(spark, config.output)
     done = prepare_output(store, config)
@@ -233,6 +233,13 @@ def run(config: JobConfig, spark=None, files: list[tuple[str, str]] | None = Non
     summary["driver_java_options"] = driver_jvm_flags(spark)
     store.write_text(json.dumps(summary, indent=2, default=str), "_summary.json")
     return summary
+
+
+def driver_java_options(config: JobConfig) -> str:
+    """The options of a driver JVM the job launches: ``config.driver_java_options`` when the
+    Python workers write the table (``writer`` arrow: the JVM only schedules tasks and gathers one
+    row per input file), else "" (Spark's writer runs in the JVM: its compiled code's speed counts)."""
+    return config.driver_java_options if output_writer(config) == "arrow" else ""
 
 
 def driver_jvm_flags(spark) -> str:
@@ -296,7 +303,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         files = expand_inputs(config.inputs, config.input_base_url)
         check_local_output(config.output)
         check_java()
-        spark = spark_session("contentx-extract-warc", config.driver_java_options)
+        spark = spark_session("contentx-extract-warc", driver_java_options(config))
         summary = run(config, spark=spark, files=files)
         print_summary(summary, spark, config.show_rows)
         return 0

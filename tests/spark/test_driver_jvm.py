@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from contentx_udf.spark.config import DEFAULT_DRIVER_JAVA_OPTIONS, configured_java_options
+from contentx_udf.spark.config import DEFAULT_DRIVER_JAVA_OPTIONS, JobConfig, configured_java_options
+from contentx_udf.spark.job import driver_java_options
 from contentx_udf.spark.worker_env import DRIVER_JAVA_OPTIONS_KEY, launched_java_options
 
 from .cluster import JOB, REPO, loopback_env
@@ -41,6 +42,14 @@ def test_config_file_value(tmp_path):
     path = tmp_path / "extract.toml"
     path.write_text('[job]\ndriver_java_options = ""\n')
     assert configured_java_options(str(path)) == ""
+
+
+def test_only_the_arrow_writer_gets_them():
+    """With Spark's writer the JVM writes the table, and its compiled code's speed counts."""
+    local = JobConfig(["in.warc.gz"], "out")
+    assert driver_java_options(local) == DEFAULT_DRIVER_JAVA_OPTIONS
+    assert driver_java_options(JobConfig(["in.warc.gz"], "out", writer="spark")) == ""
+    assert driver_java_options(JobConfig(["in.warc.gz"], "viewfs://cluster/out")) == ""
 
 
 @pytest.mark.spark
