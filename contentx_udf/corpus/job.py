@@ -52,7 +52,7 @@ from .line_dedup import summary as line_summary
 from .minhash import NO_SPACE_SCRIPTS, same_bands_but_words, words_of
 from .per_document import RESULT_DDL, PassSettings, document_batch
 from .quality.settings import FILTER_ORDER, PRESETS, describe
-from .report import LENGTH_BINS, length_bin_labels, summary_lines, write_report
+from .report import LENGTH_BINS, length_bin_labels, preload_plots, summary_lines, write_report
 from .tables import (
     CORPUS_FORMAT,
     SUCCESS,
@@ -440,6 +440,7 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
 
     checkpoint, say, started, against = f.checkpoint, f.say, f.started, f.against
     notes, minhash, lines = f.notes, f.minhash, f.lines
+    preload_plots()  # matplotlib imported while the jobs below run
 
     # one aggregation of the pass: counts per filter and rule, an example of each, the pass's sums
     groups = (

@@ -66,6 +66,33 @@ PASS_TEXT_COLUMNS = (
     "cast(c4_removed as int) as c4_removed",
 )
 
+#: The columns of ``signals/`` the pass table reads besides the measures (the judging pass returns
+#: only these and its verdicts: the measures, about 40 columns, go to Python and not back).
+PASS_SIGNAL_COLUMNS = (
+    "doc_id",
+    "url",
+    "host",
+    "language",
+    "language_score",
+    "input_length",
+    "text_length",
+    "text_hash",
+    "warc_filename",
+    "warc_record_offset",
+    "emails_masked",
+    "ips_masked",
+    "profile",
+    "lines_removed",
+    "line_chars_removed",
+    "column_drop",
+    "drop",
+    "outcome",
+    "cluster",
+    "cluster_size",
+)
+#: The ``--where`` condition's value, computed over the signals before they are judged.
+WHERE_COLUMN = "_where"
+
 #: Build flags a re-cut drops from the build's command line (it sets its own output).
 _DROPPED_FLAGS = ("--overwrite", "--signals")
 
@@ -148,15 +175,16 @@ def check(built: CorpusConfig, wanted: CorpusConfig) -> None:
         raise UserError("the build kept only some languages; --languages must name a subset of them")
 
 
-def _judge_udf(settings):
-    """``mapInArrow`` body: every signals row passed through with the re-cut's verdict of each
-    measured document (``q_drop``, ``q_rule``; null for a document the quality filters did not
-    measure), so that no join puts the verdicts back."""
+def _judge_udf(settings, passed: Sequence[str]):
+    """``mapInArrow`` body: the ``passed`` columns of every signals row with the re-cut's verdict
+    of each measured document (``q_drop``, ``q_rule``; null for a document the quality filters did
+    not measure), so that no join puts the verdicts back; the measures are read, not returned."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
     names = [s.name for s in SIGNALS]
+    passed = list(passed)
 
     def run(batches):
         for batch in batches:
@@ -184,11 +212,11 @@ def _judge_udf(settings):
             null = pa.nulls(n, pa.string())
             yield pa.RecordBatch.from_arrays(
                 [
-                    *batch.columns,
+                    *(batch.column(c) for c in passed),
                     pc.if_else(measured, pa.array(drop, pa.string()), null),
                     pc.if_else(measured, pa.array(rule, pa.string()), null),
                 ],
-                names=[*batch.schema.names, "q_drop", "q_rule"],
+                names=[*passed, "q_drop", "q_rule"],
             )
 
     return run
@@ -224,10 +252,29 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
     # rows that need them only, :func:`with_bands`, :func:`.dedup.reuse_clusters`)
     narrow = texts.selectExpr(*PASS_TEXT_COLUMNS)
     settings = wanted.quality or PRESETS["none"]
+    source = signals
+    passed = list(PASS_SIGNAL_COLUMNS)
+    if where:
+        try:
+            condition = F.expr(where)
+            with _quiet_query_errors():
+                signals.select(condition).limit(0).collect()  # analysed now: a bad condition is one line
+        except Exception as exc:  # ParseException, AnalysisException
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise UserError(f"--where {where!r}: {first}") from None
+        source = signals.withColumn(WHERE_COLUMN, F.coalesce(condition, F.lit(False)))
+        passed.append(WHERE_COLUMN)
+    fields = {f.name: f for f in source.schema.fields}
+    measures = [s.name for s in SIGNALS if s.name not in passed]
     schema = StructType(
-        [*signals.schema.fields, StructField("q_drop", StringType()), StructField("q_rule", StringType())]
+        [
+            *(fields[c] for c in passed),
+            StructField("q_drop", StringType()),
+            StructField("q_rule", StringType()),
+        ]
     )
-    rows = signals.mapInArrow(_judge_udf(settings), schema)  # every row, no join back
+    # every row, no join back; only the columns judged or passed on go to Python
+    rows = source.select(*passed, *measures).mapInArrow(_judge_udf(settings, passed), schema)
     column_drop = F.col("column_drop")
     if wanted.languages:
         # the column filters' order: status, language, then the others
@@ -240,14 +287,7 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
     drop = F.coalesce(column_drop, F.col("q_drop"))
     rule = F.when(column_drop.isNull(), F.col("q_rule"))
     if where:
-        try:
-            condition = F.expr(where)
-            with _quiet_query_errors():
-                rows.select(condition).limit(0).collect()  # analysed now: a bad condition is one line
-        except Exception as exc:  # ParseException, AnalysisException
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise UserError(f"--where {where!r}: {first}") from None
-        drop = F.coalesce(drop, F.when(~F.coalesce(condition, F.lit(False)), F.lit("where")))
+        drop = F.coalesce(drop, F.when(~F.col(WHERE_COLUMN), F.lit("where")))
         rule = F.when(drop == "where", F.lit("where")).otherwise(rule)
     rows = rows.withColumn("_drop", drop).withColumn("_rule", rule)
     passed = F.col("_drop").isNull()
