@@ -47,6 +47,7 @@ from .job import (
     _checkpointer,
     _progress,
     finish,
+    pass_groups,
     prepare_output,
 )
 from .per_document import minhash_columns
@@ -360,18 +361,18 @@ def _kept(df, kept: list):
     return df
 
 
-def with_bands(spark, table, texts, wanted: CorpusConfig, store, run_dir, kept: list):
+def with_bands(spark, table, texts, wanted: CorpusConfig, store, run_dir, kept: list, newly: bool):
     """The pass ``table`` (no band hashes) with the band hashes (and sketches) every passing document
     needs when the whole duplicate search runs: when the re-cut newly keeps documents (the build's
     filters dropped them, so the build computed none: MinHash of those texts only, written beside
     the pass) or with ``--verify-edges``; the build's others joined from ``texts/``.  Unchanged
     otherwise (the build's clusters are reused and only the rows of a cluster that lost a document
-    get theirs, :func:`.dedup.reuse_clusters`).  Also whether there are newly kept documents."""
+    get theirs, :func:`.dedup.reuse_clusters`).  ``newly``: whether there are newly kept
+    documents."""
     from pyspark.sql import functions as F
 
-    newly = table.where("_newly_kept").count() > 0  # every partition: the kept pass is filled here
     if wanted.dedup != "near" or not (newly or wanted.verify_edges):
-        return table, newly
+        return table
     passed = F.col("drop").isNull()
     new = F.col("_newly_kept")
     joined = table.join(
@@ -396,7 +397,7 @@ def with_bands(spark, table, texts, wanted: CorpusConfig, store, run_dir, kept: 
         .withColumn("sketch", F.when(passed, F.col("_sketch")))
         .select(*table.columns)
     )
-    return _kept(joined, kept), newly
+    return _kept(joined, kept)
 
 
 def run(args: argparse.Namespace, spark, progress: bool = False) -> dict[str, Any]:
@@ -441,7 +442,11 @@ def _recut(spark, args, wanted, store, run_dir, checkpoint, say, started, table,
     # the documents' jobs: no staged Parquet written and read back
     with _arrow_batch_rows(spark, SIGNALS_BATCH_ROWS):
         table = _kept(table, kept)
-        table, newly = with_bands(spark, table, texts, wanted, store, run_dir, kept)
+        # the report's counts per filter and rule, split by newly kept or not: the one job that
+        # fills the kept pass also says whether the re-cut keeps documents the build dropped
+        groups = pass_groups(table, ("_newly_kept",))
+        newly = any(g["_newly_kept"] for g in groups)
+        table = with_bands(spark, table, texts, wanted, store, run_dir, kept, newly)
     say(
         "verdicts read from the signals"
         + (", band hashes of the documents newly kept computed" if newly else "")
@@ -469,6 +474,7 @@ def _recut(spark, args, wanted, store, run_dir, checkpoint, say, started, table,
             bands=bands,
             # every kept document then passed the build's filters: its texts/ row has no drop
             document_texts=None if newly else texts.where("drop is null"),
+            groups=groups,
         ),
     )
 
