@@ -52,7 +52,7 @@ from .line_dedup import summary as line_summary
 from .minhash import NO_SPACE_SCRIPTS, same_bands_but_words, words_of
 from .per_document import RESULT_DDL, PassSettings, document_batch
 from .quality.settings import FILTER_ORDER, PRESETS, describe
-from .report import LENGTH_BINS, length_bin_labels, summary_lines, write_report
+from .report import LENGTH_BINS, length_bin_labels, preload_plots, summary_lines, write_report
 from .tables import (
     CORPUS_FORMAT,
     SUCCESS,
@@ -401,6 +401,22 @@ def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
     )
 
 
+def pass_groups(table, keys: Sequence[str] = ()) -> list:
+    """One aggregation of the pass, collected: counts per filter and rule (and ``keys``), an
+    example of each, the pass's sums (:data:`PASS_COUNTS`)."""
+    from pyspark.sql import functions as F
+
+    return (
+        table.groupBy("drop", "rule", *keys)
+        .agg(
+            F.count("*").alias("count"),
+            F.min_by(F.struct("url", "excerpt", "doc_id"), "doc_id").alias("example"),
+            *(F.sum(c).alias(c) for c in PASS_COUNTS),
+        )
+        .collect()
+    )
+
+
 @dataclass
 class Finish:
     """What :func:`finish` needs besides the pass table (the build's, or one ``select`` made)."""
@@ -430,6 +446,8 @@ class Finish:
     #: only documents the build's filters passed: ``texts/`` without the build's dropped rows,
     #: filtered in the scan, so fewer texts are shuffled to meet the kept rows)
     document_texts: Any = None
+    #: :func:`pass_groups` of ``table`` when already collected (``select``: with ``_newly_kept``)
+    groups: list | None = None
 
 
 def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, ...], table, f: Finish):
@@ -440,17 +458,9 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
 
     checkpoint, say, started, against = f.checkpoint, f.say, f.started, f.against
     notes, minhash, lines = f.notes, f.minhash, f.lines
+    preload_plots()  # matplotlib imported while the jobs below run
 
-    # one aggregation of the pass: counts per filter and rule, an example of each, the pass's sums
-    groups = (
-        table.groupBy("drop", "rule")
-        .agg(
-            F.count("*").alias("count"),
-            F.min_by(F.struct("url", "excerpt", "doc_id"), "doc_id").alias("example"),
-            *(F.sum(c).alias(c) for c in PASS_COUNTS),
-        )
-        .collect()
-    )
+    groups = pass_groups(table) if f.groups is None else f.groups
     by_reason: dict[Any, tuple[int, Any]] = {}
     for g in groups:
         count, example = by_reason.get(g["drop"], (0, None))

@@ -51,6 +51,24 @@ def length_bin_labels() -> list[str]:
     return labels
 
 
+def preload_plots() -> None:
+    """Import matplotlib with its Agg backend (about half a second of the driver's CPU) in a
+    background thread, while the job waits on Spark, so the plots at the end do not wait for it
+    (:func:`_plots` imports it again: a no-op, or a wait on the import under way)."""
+    import threading
+
+    def load() -> None:
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot  # noqa: F401
+        except ImportError:
+            pass  # no plots: write_report says so
+
+    threading.Thread(target=load, name="contentx-preload-plots", daemon=True).start()
+
+
 def _plots(report: dict[str, Any], store: Store) -> list[str]:
     import matplotlib
 

@@ -36,7 +36,7 @@ from typing import Any
 import pyarrow as pa  # the Arrow UDF's type hints name it
 
 from ..errors import UserError, job_main
-from ..spark.worker_env import check_java, spark_session
+from ..spark.worker_env import SHORT_JOB_JAVA_OPTIONS, check_java, spark_session
 from .config import CorpusConfig, config_from_argv
 from .dedup import BUILT_IN_PASS
 from .job import (
@@ -47,6 +47,7 @@ from .job import (
     _checkpointer,
     _progress,
     finish,
+    pass_groups,
     prepare_output,
 )
 from .per_document import minhash_columns
@@ -65,6 +66,39 @@ PASS_TEXT_COLUMNS = (
     "excerpt",
     "cast(c4_removed as int) as c4_removed",
 )
+
+#: The columns of ``signals/`` the pass table reads besides the measures (the judging pass returns
+#: only these and its verdicts: the measures, about 40 columns, go to Python and not back).
+PASS_SIGNAL_COLUMNS = (
+    "doc_id",
+    "url",
+    "host",
+    "language",
+    "language_score",
+    "input_length",
+    "text_length",
+    "text_hash",
+    "warc_filename",
+    "warc_record_offset",
+    "emails_masked",
+    "ips_masked",
+    "profile",
+    "lines_removed",
+    "line_chars_removed",
+    "column_drop",
+    "drop",
+    "outcome",
+    "cluster",
+    "cluster_size",
+)
+#: The ``--where`` condition's value, computed over the signals before they are judged.
+WHERE_COLUMN = "_where"
+
+#: A re-cut of at most this many documents runs its local driver JVM as a short job
+#: (:data:`..spark.worker_env.SHORT_JOB_JAVA_OPTIONS`: no C2 compiler): below it the JVM's fixed
+#: costs, JIT compilation first, are most of the time (100,000 documents: 40 % less CPU); at
+#: 1,000,000 the compiled code's speed matters more (C1 alone was slower there).
+SHORT_RECUT_MAX_DOCUMENTS = 300_000
 
 #: Build flags a re-cut drops from the build's command line (it sets its own output).
 _DROPPED_FLAGS = ("--overwrite", "--signals")
@@ -148,15 +182,16 @@ def check(built: CorpusConfig, wanted: CorpusConfig) -> None:
         raise UserError("the build kept only some languages; --languages must name a subset of them")
 
 
-def _judge_udf(settings):
-    """``mapInArrow`` body: every signals row passed through with the re-cut's verdict of each
-    measured document (``q_drop``, ``q_rule``; null for a document the quality filters did not
-    measure), so that no join puts the verdicts back."""
+def _judge_udf(settings, passed: Sequence[str]):
+    """``mapInArrow`` body: the ``passed`` columns of every signals row with the re-cut's verdict
+    of each measured document (``q_drop``, ``q_rule``; null for a document the quality filters did
+    not measure), so that no join puts the verdicts back; the measures are read, not returned."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
     names = [s.name for s in SIGNALS]
+    passed = list(passed)
 
     def run(batches):
         for batch in batches:
@@ -184,11 +219,11 @@ def _judge_udf(settings):
             null = pa.nulls(n, pa.string())
             yield pa.RecordBatch.from_arrays(
                 [
-                    *batch.columns,
+                    *(batch.column(c) for c in passed),
                     pc.if_else(measured, pa.array(drop, pa.string()), null),
                     pc.if_else(measured, pa.array(rule, pa.string()), null),
                 ],
-                names=[*batch.schema.names, "q_drop", "q_rule"],
+                names=[*passed, "q_drop", "q_rule"],
             )
 
     return run
@@ -224,10 +259,29 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
     # rows that need them only, :func:`with_bands`, :func:`.dedup.reuse_clusters`)
     narrow = texts.selectExpr(*PASS_TEXT_COLUMNS)
     settings = wanted.quality or PRESETS["none"]
+    source = signals
+    passed = list(PASS_SIGNAL_COLUMNS)
+    if where:
+        try:
+            condition = F.expr(where)
+            with _quiet_query_errors():
+                signals.select(condition).limit(0).collect()  # analysed now: a bad condition is one line
+        except Exception as exc:  # ParseException, AnalysisException
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise UserError(f"--where {where!r}: {first}") from None
+        source = signals.withColumn(WHERE_COLUMN, F.coalesce(condition, F.lit(False)))
+        passed.append(WHERE_COLUMN)
+    fields = {f.name: f for f in source.schema.fields}
+    measures = [s.name for s in SIGNALS if s.name not in passed]
     schema = StructType(
-        [*signals.schema.fields, StructField("q_drop", StringType()), StructField("q_rule", StringType())]
+        [
+            *(fields[c] for c in passed),
+            StructField("q_drop", StringType()),
+            StructField("q_rule", StringType()),
+        ]
     )
-    rows = signals.mapInArrow(_judge_udf(settings), schema)  # every row, no join back
+    # every row, no join back; only the columns judged or passed on go to Python
+    rows = source.select(*passed, *measures).mapInArrow(_judge_udf(settings, passed), schema)
     column_drop = F.col("column_drop")
     if wanted.languages:
         # the column filters' order: status, language, then the others
@@ -240,14 +294,7 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
     drop = F.coalesce(column_drop, F.col("q_drop"))
     rule = F.when(column_drop.isNull(), F.col("q_rule"))
     if where:
-        try:
-            condition = F.expr(where)
-            with _quiet_query_errors():
-                rows.select(condition).limit(0).collect()  # analysed now: a bad condition is one line
-        except Exception as exc:  # ParseException, AnalysisException
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise UserError(f"--where {where!r}: {first}") from None
-        drop = F.coalesce(drop, F.when(~F.coalesce(condition, F.lit(False)), F.lit("where")))
+        drop = F.coalesce(drop, F.when(~F.col(WHERE_COLUMN), F.lit("where")))
         rule = F.when(drop == "where", F.lit("where")).otherwise(rule)
     rows = rows.withColumn("_drop", drop).withColumn("_rule", rule)
     passed = F.col("_drop").isNull()
@@ -314,18 +361,18 @@ def _kept(df, kept: list):
     return df
 
 
-def with_bands(spark, table, texts, wanted: CorpusConfig, store, run_dir, kept: list):
+def with_bands(spark, table, texts, wanted: CorpusConfig, store, run_dir, kept: list, newly: bool):
     """The pass ``table`` (no band hashes) with the band hashes (and sketches) every passing document
     needs when the whole duplicate search runs: when the re-cut newly keeps documents (the build's
     filters dropped them, so the build computed none: MinHash of those texts only, written beside
     the pass) or with ``--verify-edges``; the build's others joined from ``texts/``.  Unchanged
     otherwise (the build's clusters are reused and only the rows of a cluster that lost a document
-    get theirs, :func:`.dedup.reuse_clusters`).  Also whether there are newly kept documents."""
+    get theirs, :func:`.dedup.reuse_clusters`).  ``newly``: whether there are newly kept
+    documents."""
     from pyspark.sql import functions as F
 
-    newly = table.where("_newly_kept").count() > 0  # every partition: the kept pass is filled here
     if wanted.dedup != "near" or not (newly or wanted.verify_edges):
-        return table, newly
+        return table
     passed = F.col("drop").isNull()
     new = F.col("_newly_kept")
     joined = table.join(
@@ -350,7 +397,7 @@ def with_bands(spark, table, texts, wanted: CorpusConfig, store, run_dir, kept: 
         .withColumn("sketch", F.when(passed, F.col("_sketch")))
         .select(*table.columns)
     )
-    return _kept(joined, kept), newly
+    return _kept(joined, kept)
 
 
 def run(args: argparse.Namespace, spark, progress: bool = False) -> dict[str, Any]:
@@ -395,7 +442,11 @@ def _recut(spark, args, wanted, store, run_dir, checkpoint, say, started, table,
     # the documents' jobs: no staged Parquet written and read back
     with _arrow_batch_rows(spark, SIGNALS_BATCH_ROWS):
         table = _kept(table, kept)
-        table, newly = with_bands(spark, table, texts, wanted, store, run_dir, kept)
+        # the report's counts per filter and rule, split by newly kept or not: the one job that
+        # fills the kept pass also says whether the re-cut keeps documents the build dropped
+        groups = pass_groups(table, ("_newly_kept",))
+        newly = any(g["_newly_kept"] for g in groups)
+        table = with_bands(spark, table, texts, wanted, store, run_dir, kept, newly)
     say(
         "verdicts read from the signals"
         + (", band hashes of the documents newly kept computed" if newly else "")
@@ -423,8 +474,29 @@ def _recut(spark, args, wanted, store, run_dir, checkpoint, say, started, table,
             bands=bands,
             # every kept document then passed the build's filters: its texts/ row has no drop
             document_texts=None if newly else texts.where("drop is null"),
+            groups=groups,
         ),
     )
+
+
+def local_documents(source: str) -> int | None:
+    """Rows of ``source``'s ``signals/`` when it is on the local filesystem (Parquet footers read
+    with pyarrow, before any JVM starts), else None (another filesystem: not looked at)."""
+    from pathlib import Path
+    from urllib.parse import urlparse
+
+    parsed = urlparse(source)
+    if parsed.scheme not in ("", "file"):
+        return None
+    files = sorted((Path(parsed.path if parsed.scheme else source) / "signals").glob("*.parquet"))
+    if not files:
+        return None
+    import pyarrow.parquet as pq
+
+    try:
+        return sum(pq.read_metadata(f).num_rows for f in files)
+    except (OSError, pa.ArrowException):
+        return None  # unreadable here: the job says so in its own words
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -432,7 +504,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def body(args) -> int:
         check_java()
-        report = run(args, spark_session("contentx-select"), progress=True)
+        documents = local_documents(args.source)
+        short = documents is not None and documents <= SHORT_RECUT_MAX_DOCUMENTS
+        options = SHORT_JOB_JAVA_OPTIONS if short else ""
+        report = run(args, spark_session("contentx-select", options), progress=True)
         print("\n" + "\n".join(summary_lines(report)))
         return 0
 

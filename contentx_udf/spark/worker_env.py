@@ -46,6 +46,13 @@ def prepare_driver() -> None:
         os.environ["SPARK_CONF_DIR"] = str(CONF_DIR)
 
 
+#: Driver JVM options of a short local job (a small ``contentx select``), whose time is mostly
+#: fixed cost: the JIT compiles with its quick tier (C1) only, no C2.  Measured on the 2-core
+#: machine, ``select`` of 100,000 documents: the JVM's compiler threads took 21 of its 48 CPU
+#: seconds with both tiers, and C1 alone cut the job's CPU by about 40 %; at 1,000,000 documents
+#: C1 alone made it slower (docs/curation.md, "Run 10").
+SHORT_JOB_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1"
+
 #: The Spark setting :func:`spark_session` gives ``driver_java_options`` as (Spark 3.0+: "default
 #: JVM options to prepend to spark.driver.extraJavaOptions", so a user's extraJavaOptions still apply).
 DRIVER_JAVA_OPTIONS_KEY = "spark.driver.defaultJavaOptions"

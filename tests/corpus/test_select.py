@@ -95,6 +95,16 @@ def test_signals_change_no_document_and_cover_every_row(spark, source):
     assert signals["sensitivity"] and "Sensitivity" in (root / "signals" / "report.md").read_text()
 
 
+def test_documents_of_a_local_build_are_counted_before_the_jvm_starts(source):
+    root, _, _, signals = source
+    from contentx_udf.corpus.select import local_documents
+
+    assert local_documents(str(root / "signals")) == signals["input_rows"] > 0
+    assert local_documents((root / "signals").as_uri()) == signals["input_rows"]
+    assert local_documents(str(root / "plain")) is None  # no signals/
+    assert local_documents("s3a://bucket/corpus") is None  # not looked at
+
+
 CHANGES = [
     ["--filter-set", "gopher_quality.min_words=150"],
     [
