@@ -171,17 +171,18 @@ def build_config(args: argparse.Namespace) -> JobConfig:
         writer=writer,
         progress_seconds=positive_int("--progress-seconds", pick("progress_seconds", 10)),
         lid_model=lid_model,
-        driver_java_options=_java_options(job.get("driver_java_options", DEFAULT_DRIVER_JAVA_OPTIONS)),
+        driver_java_options=_java_options(job),
     )
 
 
 def configured_java_options(path: str | None = None) -> str:
     """The driver JVM options of the config file ``path`` (None: conf/extract.toml), as the job reads them."""
-    job = load_toml(path).get("job", {})
-    return _java_options(job.get("driver_java_options", DEFAULT_DRIVER_JAVA_OPTIONS))
+    return _java_options(load_toml(path).get("job", {}))
 
 
-def _java_options(value: Any) -> str:
+def _java_options(job: dict[str, Any]) -> str:
+    """The ``[job]`` table's ``driver_java_options`` (default :data:`DEFAULT_DRIVER_JAVA_OPTIONS`)."""
+    value = job.get("driver_java_options", DEFAULT_DRIVER_JAVA_OPTIONS)
     if not isinstance(value, str):
         raise UserError(f"driver_java_options must be a string of JVM options, got {value!r}")
     return value

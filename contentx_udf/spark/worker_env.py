@@ -77,9 +77,8 @@ def launched_java_options(
         defaults = (directory / "spark-defaults.conf").read_text(encoding="utf-8")
     except OSError:
         defaults = ""
-    for line in defaults.splitlines():
-        if line.split("#", 1)[0].split() and line.split()[0] == DRIVER_JAVA_OPTIONS_KEY:
-            return None
+    if any(line.split("#", 1)[0].split()[:1] == [DRIVER_JAVA_OPTIONS_KEY] for line in defaults.splitlines()):
+        return None
     return options.strip()
 
 
