@@ -103,6 +103,15 @@ def _build_parser() -> argparse.ArgumentParser:
         help="re-cut a corpus built with --signals (arguments passed through to contentx_udf.corpus.select)",
         add_help=False,
     )
+    ja = sub.add_parser(
+        "jvm-archive",
+        help="write the driver JVM's class archive, which every job's JVM then maps at start-up",
+        description="Write the driver JVM's class archive (Java's AppCDS) for this Java and Spark: "
+        "a small run of every job in one JVM, about a minute; jobs started by contentx map it and "
+        "start about 4 s sooner. Kept in $CONTENTX_JVM_ARCHIVE or ~/.cache/contentx/jvm "
+        "(CONTENTX_JVM_ARCHIVE=off: never used).",
+    )
+    ja.add_argument("--if-missing", action="store_true", help="do nothing when this Java and Spark have one")
     return parser
 
 
@@ -294,6 +303,20 @@ def _cmd_run(argv: list[str]) -> int:
     return importlib.import_module("contentx_udf.spark.job").main(argv)
 
 
+def _cmd_jvm_archive(args: argparse.Namespace) -> int:
+    from .spark import class_archive
+
+    if args.if_missing and class_archive.existing() is not None:
+        return 0
+    print(
+        f"{PROG} jvm-archive: writing the driver JVM's class archive for this Java and Spark "
+        "(once; about a minute)",
+        file=sys.stderr,
+    )
+    class_archive.create()
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``contentx`` / ``python -m contentx_udf``; returns the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
@@ -314,6 +337,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_extract(args)
         if args.command == "train":
             return _cmd_train(args)
+        if args.command == "jvm-archive":
+            return _cmd_jvm_archive(args)
         return _cmd_evaluate(args)
     except UserError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)

@@ -40,6 +40,7 @@ from typing import Any
 import pyarrow as pa  # the Arrow UDF's type hints name it
 
 from ..errors import UserError, job_main
+from ..spark import class_archive
 from ..spark.output import OutputStore
 from ..spark.worker_env import check_java, spark_session
 from .by_language import KEPT, check_totals, per_language, reason_counts
@@ -616,6 +617,7 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
         "notes": notes,
         "elapsed_seconds": round(elapsed, 2),
         "records_per_second": round(input_rows / elapsed, 1) if elapsed > 0 else None,
+        "jvm_class_archive": class_archive.status(),
         "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         **f.report,
     }

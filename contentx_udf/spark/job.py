@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import UserError, job_main
+from . import class_archive
 from .config import JobConfig, build_config, build_parser, check_lid_model, output_writer
 from .inputs import expand_inputs, files_of_tasks, input_tasks, local_path, task_frame
 from .output import (
@@ -231,6 +232,7 @@ def run(config: JobConfig, spark=None, files: list[tuple[str, str]] | None = Non
             )
     summary = summarize(config, stats_rows, len(files), len(files) - len(todo), time.perf_counter() - started)
     summary["driver_java_options"] = driver_jvm_flags(spark)
+    summary["jvm_class_archive"] = class_archive.status()
     store.write_text(json.dumps(summary, indent=2, default=str), "_summary.json")
     return summary
 

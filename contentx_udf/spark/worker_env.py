@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -9,6 +10,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
+from . import class_archive
 
 CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 
@@ -21,6 +23,13 @@ JAVA_HINT = (
 
 def check_java() -> None:
     """Fail with one clear sentence when no Java runtime can start Spark."""
+    java_version_text()
+
+
+@functools.lru_cache(maxsize=1)
+def java_version_text() -> str:
+    """What ``java -version`` prints (the JVM Spark will run; checked once per process), or
+    :class:`UserError` with :data:`JAVA_HINT` when no Java runtime starts."""
     java_home = os.environ.get("JAVA_HOME")
     java = str(Path(java_home) / "bin" / "java") if java_home else shutil.which("java")
     if not java or not os.path.exists(java):
@@ -31,6 +40,7 @@ def check_java() -> None:
         raise UserError(JAVA_HINT) from None
     if out.returncode != 0:
         raise UserError(JAVA_HINT)
+    return f"{java}\n{out.stderr}{out.stdout}"
 
 
 def prepare_driver() -> None:
@@ -67,19 +77,26 @@ def launched_java_options(
     ``PYSPARK_GATEWAY_PORT`` is set: the JVM's options were given there), or when the user set
     :data:`DRIVER_JAVA_OPTIONS_KEY` themselves (in ``PYSPARK_SUBMIT_ARGS`` or in
     ``SPARK_CONF_DIR/spark-defaults.conf``): theirs win."""
+    if not options.strip() or java_options_taken(environ, conf_dir):
+        return None
+    return options.strip()
+
+
+def java_options_taken(environ: dict[str, str] | None = None, conf_dir: Path | None = None) -> bool:
+    """True when the driver JVM's :data:`DRIVER_JAVA_OPTIONS_KEY` is not this process's to give:
+    ``spark-submit`` launched the JVM, or the user set it (``PYSPARK_SUBMIT_ARGS``,
+    ``spark-defaults.conf``)."""
     env = os.environ if environ is None else environ
-    if not options.strip() or "PYSPARK_GATEWAY_PORT" in env:
-        return None
-    if DRIVER_JAVA_OPTIONS_KEY in env.get("PYSPARK_SUBMIT_ARGS", ""):
-        return None
+    if "PYSPARK_GATEWAY_PORT" in env or DRIVER_JAVA_OPTIONS_KEY in env.get("PYSPARK_SUBMIT_ARGS", ""):
+        return True
     directory = conf_dir if conf_dir is not None else Path(env.get("SPARK_CONF_DIR") or CONF_DIR)
     try:
         defaults = (directory / "spark-defaults.conf").read_text(encoding="utf-8")
     except OSError:
         defaults = ""
-    if any(line.split("#", 1)[0].split()[:1] == [DRIVER_JAVA_OPTIONS_KEY] for line in defaults.splitlines()):
-        return None
-    return options.strip()
+    return any(
+        line.split("#", 1)[0].split()[:1] == [DRIVER_JAVA_OPTIONS_KEY] for line in defaults.splitlines()
+    )
 
 
 def spark_session(app_name: str, driver_java_options: str = ""):
@@ -87,16 +104,49 @@ def spark_session(app_name: str, driver_java_options: str = ""):
     so ``spark-submit --master`` and ``conf/spark-defaults.conf`` decide it).
 
     ``driver_java_options``: JVM options for the driver JVM when this process launches it
-    (:func:`launched_java_options` says when); ignored when a session or JVM already exists."""
+    (:func:`launched_java_options` says when); ignored when a session or JVM already exists.
+    A JVM launched here maps the class archive when there is one (:mod:`.class_archive`)."""
     prepare_driver()
     from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.appName(app_name)
-    options = launched_java_options(driver_java_options)
-    if options is not None and SparkContext._active_spark_context is None:
+    if SparkContext._active_spark_context is not None:
+        return builder.getOrCreate()
+    options = launched_java_options(driver_java_options) or ""
+    plan = _archive_plan()
+    saved = {}
+    if isinstance(plan, class_archive.LaunchPlan):
+        options = f"{options} {plan.options}".strip()
+        saved = {key: os.environ.get(key) for key in plan.environ}
+        class_archive.apply(plan)
+    if options:
         builder = builder.config(DRIVER_JAVA_OPTIONS_KEY, options)
-    return builder.getOrCreate()
+    try:
+        session = builder.getOrCreate()
+    finally:
+        for key, value in saved.items():  # (read by the launch only)
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    class_archive.set_status(f"given ({plan.archive})" if saved else plan)
+    return session
+
+
+def _archive_plan() -> class_archive.LaunchPlan | str:
+    """The class archive's launch plan for a driver JVM launched now, or why there is none."""
+    if java_options_taken():
+        return "off (the driver JVM's options are the user's or spark-submit's)"
+    try:
+        java = java_version_text()
+    except UserError:
+        return "off (no Java)"  # (the launch says so in its own words)
+    directory = class_archive.archive_dir()
+    archive = (
+        None if directory is None else class_archive.archive_path(directory, class_archive.spark_home(), java)
+    )
+    return class_archive.launch_plan(archive, Path(os.environ.get("SPARK_CONF_DIR") or CONF_DIR))
 
 
 def prepare_worker(memory_mb: int = 0) -> None:

@@ -1,0 +1,153 @@
+"""The driver JVM's class archive (contentx_udf.spark.class_archive): when a launched JVM maps
+it, how the launch is changed for it, and a real archive written and mapped by a job."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from contentx_udf.spark import class_archive as ca
+
+from .cluster import JOB, REPO, loopback_env
+from .test_job import SAMPLE
+
+
+def _conf(tmp_path: Path, *names: str) -> Path:
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    for name in names:
+        (conf / name).write_text("# test\n")
+    return conf
+
+
+def test_archive_dir_default_override_and_off(tmp_path):
+    assert ca.archive_dir({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "contentx" / "jvm"
+    assert ca.archive_dir({ca.ARCHIVE_ENV: str(tmp_path / "a")}) == tmp_path / "a"
+    for off in ("off", "OFF", "0", "false"):
+        assert ca.archive_dir({ca.ARCHIVE_ENV: off}) is None
+
+
+def test_an_existing_archive_is_given_with_the_conf_directory_moved_off_the_class_path(tmp_path):
+    conf = _conf(tmp_path, "spark-defaults.conf", "log4j2.properties", "corpus.toml")
+    archive = tmp_path / "jvm" / "spark-0123.jsa"
+    archive.parent.mkdir()
+    assert ca.launch_plan(archive, conf, {}).startswith("none yet")
+    archive.write_bytes(b"x")
+    plan = ca.launch_plan(archive, conf, {})
+    assert isinstance(plan, ca.LaunchPlan)
+    options = plan.options.split()
+    assert f"-XX:SharedArchiveFile={archive}" in options
+    assert f"-Dlog4j2.configurationFile={conf / 'log4j2.properties'}" in options
+    assert plan.environ["SPARK_CONF_DIR"] == str(archive.parent / "empty-conf")
+    assert shlex.split(plan.environ["PYSPARK_SUBMIT_ARGS"]) == [
+        "--properties-file",
+        str(conf / "spark-defaults.conf"),
+        "pyspark-shell",
+    ]
+    # the user's own submit arguments are kept after the properties file
+    mine = ca.launch_plan(archive, conf, {"PYSPARK_SUBMIT_ARGS": "--master local[1] pyspark-shell"})
+    assert shlex.split(mine.environ["PYSPARK_SUBMIT_ARGS"])[2:] == ["--master", "local[1]", "pyspark-shell"]
+    dump = ca.launch_plan(archive, conf, {}, dump=True)
+    assert f"-XX:ArchiveClassesAtExit={archive}" in dump.options.split()
+
+
+def test_no_archive_where_it_cannot_apply(tmp_path):
+    archive = tmp_path / "spark-0123.jsa"
+    archive.write_bytes(b"x")
+    conf = _conf(tmp_path, "spark-defaults.conf")
+    assert ca.launch_plan(None, conf, {}).startswith("off")
+    assert "spark-submit" in ca.launch_plan(archive, conf, {"PYSPARK_GATEWAY_PORT": "1"})
+    own = {"PYSPARK_SUBMIT_ARGS": "--properties-file my.conf pyspark-shell"}
+    assert "--properties-file" in ca.launch_plan(archive, conf, own)
+    (conf / "core-site.xml").write_text("<configuration/>")
+    assert "core-site.xml" in ca.launch_plan(archive, conf, {})
+
+
+def test_fingerprint_follows_the_jars_and_the_java(tmp_path):
+    home = tmp_path / "spark"
+    (home / "jars").mkdir(parents=True)
+    (home / "jars" / "a.jar").write_bytes(b"1")
+    first = ca.fingerprint(home, "openjdk 17.0.15")
+    assert ca.fingerprint(home, "openjdk 17.0.15") == first
+    assert ca.fingerprint(home, "openjdk 21.0.2") != first
+    (home / "jars" / "a.jar").write_bytes(b"22")
+    assert ca.fingerprint(home, "openjdk 17.0.15") != first
+
+
+def test_stale_archives_are_removed_others_kept(tmp_path):
+    home, other = tmp_path / "home", tmp_path / "other"
+    home.mkdir()
+    other.mkdir()
+    kept = tmp_path / "spark-new.jsa"
+    for name, owner in (("new", home), ("old", home), ("venv2", other), ("gone", tmp_path / "gone")):
+        (tmp_path / f"spark-{name}.jsa").write_bytes(b"x")
+        (tmp_path / f"spark-{name}.json").write_text(json.dumps({"spark_home": str(owner)}))
+    old_temporary = tmp_path / "spark-new.123.tmp"
+    old_temporary.write_bytes(b"x")
+    os.utime(old_temporary, (0, 0))
+    ca._remove_stale(tmp_path, kept, str(home))
+    assert sorted(p.name for p in tmp_path.glob("spark-*.jsa")) == ["spark-new.jsa", "spark-venv2.jsa"]
+    assert not old_temporary.exists()
+
+
+def _extract(out: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(JOB), "--input", str(SAMPLE), "--output", str(out), "--show-rows", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=600,
+    )
+
+
+@pytest.mark.spark
+def test_a_written_archive_is_mapped_by_the_job_and_a_damaged_one_ignored(tmp_path):
+    """``contentx jvm-archive`` writes the archive; the extraction job's JVM then loads Spark's
+    classes from it (the JVM's class-load log says "shared objects file (top)", the dynamic
+    archive) and writes the same rows; a damaged file in its place is ignored without a word."""
+    directory = tmp_path / "jvm"
+    env = {**loopback_env(), ca.ARCHIVE_ENV: str(directory)}
+    made = subprocess.run(
+        [sys.executable, "-m", "contentx_udf", "jvm-archive"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=1200,
+    )
+    assert made.returncode == 0, made.stderr[-2000:]
+    archives = list(directory.glob("spark-*.jsa"))
+    assert len(archives) == 1 and archives[0].stat().st_size > 10_000_000
+    assert "wrote" in made.stderr
+
+    log = tmp_path / "classes.log"
+    trace = f"--conf spark.driver.extraJavaOptions=-Xlog:class+load:file={log} pyspark-shell"
+    traced = {**env, "PYSPARK_SUBMIT_ARGS": trace}
+    proc = _extract(tmp_path / "out", traced)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    summary = json.loads((tmp_path / "out" / "_summary.json").read_text())
+    assert summary["jvm_class_archive"] == f"given ({archives[0]})"
+    spark_classes = [line for line in log.read_text().splitlines() if " org.apache.spark." in line]
+    shared = [line for line in spark_classes if line.endswith("source: shared objects file (top)")]
+    from_jars = [line for line in spark_classes if " source: file:" in line or " source: jar:" in line]
+    assert len(shared) > 1000 and len(from_jars) < 0.05 * len(shared)  # (lambdas are made anew)
+    baseline = _extract(tmp_path / "plain", {**loopback_env(), ca.ARCHIVE_ENV: "off"})
+    assert baseline.returncode == 0, baseline.stderr[-2000:]
+    plain = json.loads((tmp_path / "plain" / "_summary.json").read_text())
+    assert plain["jvm_class_archive"].startswith("off")
+    assert summary["rows_by_method_status"] == plain["rows_by_method_status"]
+
+    archives[0].chmod(0o644)
+    archives[0].write_bytes(b"not an archive" * 1000)
+    damaged = _extract(tmp_path / "damaged", env)
+    assert damaged.returncode == 0, damaged.stderr[-2000:]
+    assert "cds" not in damaged.stderr.lower() and "shared archive" not in damaged.stderr.lower()
+    again = json.loads((tmp_path / "damaged" / "_summary.json").read_text())
+    assert again["rows_by_method_status"] == plain["rows_by_method_status"]
