@@ -159,6 +159,12 @@ def main() -> int:
         )
         if args.no_full:
             same = counts_same = None
+        # whether each run's driver JVM mapped the class archive (contentx jvm-archive): both or neither
+        archive = {
+            k: json.loads((out[k] / "_report.json").read_text()).get("jvm_class_archive", "?").split()[0]
+            for k in ("build", "signals", "select") + (() if args.no_full else ("full",))
+        }
+        print(f"{n} docs: JVM class archive " + ", ".join(f"{k} {v}" for k, v in archive.items()), flush=True)
         signals_b, texts_b = _bytes(out["signals"] / "signals"), _bytes(out["signals"] / "texts")
         docs_b = _bytes(out["build"] / "documents")
         verdict = "skipped" if same is None else same and counts_same
@@ -187,6 +193,7 @@ def main() -> int:
             f"select_equals_full={'skipped' if same is None else int(same and counts_same)}",
             f"signals_bytes_per_doc={signals_b / n:.1f}",
             f"texts_bytes_per_doc={texts_b / n:.1f}",
+            "jvm_class_archive=" + ("/".join(sorted(set(archive.values())))),
         ]
     print("RESULT " + " ".join(parts))
     return 0
