@@ -26,14 +26,19 @@ def check_java() -> None:
     java_version_text()
 
 
-@functools.lru_cache(maxsize=1)
 def java_version_text() -> str:
-    """What ``java -version`` prints (the JVM Spark will run; checked once per process), or
-    :class:`UserError` with :data:`JAVA_HINT` when no Java runtime starts."""
+    """What ``java -version`` prints (the JVM Spark will run), or :class:`UserError` with
+    :data:`JAVA_HINT` when no Java runtime starts."""
     java_home = os.environ.get("JAVA_HOME")
     java = str(Path(java_home) / "bin" / "java") if java_home else shutil.which("java")
     if not java or not os.path.exists(java):
         raise UserError(JAVA_HINT)
+    return _java_version(java)
+
+
+@functools.lru_cache(maxsize=4)
+def _java_version(java: str) -> str:
+    """``java -version`` of the binary ``java`` (run once per binary and process)."""
     try:
         out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
