@@ -344,6 +344,12 @@ cdef inline void _add_row(const Model *m, float *x, int32_t row) noexcept nogil:
         if m.qnorm:
             alpha = m.norm_centroids[m.norm_codes[row]]
         code = m.codes + <int64_t>m.nsubq * row
+        if m.dsub == 2 and m.lastdsub == 2:  # lid.176: the same sums, unrolled by the compiler
+            for k in range(m.nsubq):
+                c = m.centroids + (k * 256 + code[k]) * 2
+                x[2 * k] += alpha * c[0]
+                x[2 * k + 1] += alpha * c[1]
+            return
         d = m.dsub
         for k in range(m.nsubq):
             if k == m.nsubq - 1:
