@@ -136,8 +136,10 @@ def freeze_long_lived() -> bool:
     every tracked object: the modules of pyspark, pandas, pyarrow and ours, the loaded models,
     about 90,000 objects, 30-55 ms of CPU per task measured on the 2-core machine.  The survivors
     of the first task live as long as the worker, so later collections skip them; objects they
-    stop referencing are still freed by their reference count.  The same idea as the ``gc.freeze``
-    that CPython's documentation gives for pre-fork servers."""
+    stop referencing are still freed by their reference count.  What the first task leaves alive
+    and only later drops inside a reference cycle (its deserialized function, its file list) is
+    never collected: a one-time cost, bounded by one task's set-up.  The same idea as the
+    ``gc.freeze`` that CPython's documentation gives for pre-fork servers."""
     global _frozen
     if _frozen:
         return False
