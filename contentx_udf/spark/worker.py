@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .inputs import crawl_and_segment
-from .worker_env import prepare_worker
+from .worker_env import freeze_long_lived, prepare_worker
 
 #: Method name of rows that carry no extraction (skipped or failed records).
 NO_METHOD = "none"
@@ -422,7 +422,8 @@ def make_partition_fn(settings: WorkerSettings):
     """The ``mapInArrow`` function: input batches of (location, warc_filename) -> output rows.
 
     With ``settings.write_dir`` the workers write the Parquet files themselves and return the
-    statistics row of each input file (:data:`STATS_COLUMNS`).
+    statistics row of each input file (:data:`STATS_COLUMNS`).  After its first task a worker
+    freezes its long-lived objects out of the garbage collector's reach (:func:`freeze_long_lived`).
     """
 
     def process_partition(batches):
@@ -439,6 +440,7 @@ def make_partition_fn(settings: WorkerSettings):
                 ):
                     stats = write_file_output(location, name, index, settings)
                     yield _to_batch([stats], stats_schema)
+            freeze_long_lived()
             return
         schema = arrow_schema()
         buffer: list[dict[str, Any]] = []
@@ -452,5 +454,6 @@ def make_partition_fn(settings: WorkerSettings):
                         buffer = []
         if buffer:
             yield _to_batch(buffer, schema)
+        freeze_long_lived()
 
     return process_partition

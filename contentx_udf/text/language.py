@@ -249,15 +249,20 @@ def text_hash(text: str | None) -> str | None:
     made one space and the ends stripped: texts that differ only in case or spacing share it."""
     if text is None:
         return None
-    lowered = text.lower()
-    normal = _collapsed_utf8(lowered) if _collapsed_utf8 is not None else None
+    normal = _lowered_collapsed_utf8(text) if _lowered_collapsed_utf8 is not None else None
     if normal is None:
-        normal = " ".join(lowered.split()).encode("utf-8")
+        lowered = text.lower()
+        normal = _collapsed_utf8(lowered) if _collapsed_utf8 is not None else None
+        if normal is None:
+            normal = " ".join(lowered.split()).encode("utf-8")
     return hashlib.blake2b(normal, digest_size=16).hexdigest()
 
 
 #: The compiled ``" ".join(text.split()).encode()`` (:func:`._lid.collapsed_utf8`), or None.
 _collapsed_utf8 = getattr(optional_module("contentx_udf.text._lid"), "collapsed_utf8", None)
+#: The compiled ``" ".join(text.lower().split()).encode()`` in one pass
+#: (:func:`._lid.lowered_collapsed_utf8`; None from it: the line above), or None.
+_lowered_collapsed_utf8 = getattr(optional_module("contentx_udf.text._lid"), "lowered_collapsed_utf8", None)
 
 
 #: A GlotLID / FineWeb-2 code: ISO 639-3 language, underscore, ISO 15924 script (``deu_Latn``).

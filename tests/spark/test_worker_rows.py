@@ -49,3 +49,36 @@ def test_rows_are_the_same_in_any_grouping(monkeypatch):
     assert [{k: v for k, v in r.items() if k not in strip} for r in one] == [
         {k: v for k, v in r.items() if k not in strip} for r in many
     ]
+
+
+def test_a_worker_freezes_its_long_lived_objects_once_after_its_first_task():
+    """The partition function, run in a fresh interpreter as in a Python worker: after its first
+    task the surviving objects sit in the permanent generation, so the full ``gc.collect()`` that
+    PySpark's daemon runs after every task walks only what later tasks create."""
+    import json
+    import subprocess
+    import sys
+
+    code = f"""
+import gc, json
+import pyarrow as pa
+from contentx_udf.settings import resolve_params
+from contentx_udf.spark import worker, worker_env
+params = {{"combined": resolve_params("combined", {{}})}}
+settings = worker.WorkerSettings(methods=("combined",), params=params, max_html_bytes=1_048_576,
+                                 rows_per_batch=256)
+batch = pa.RecordBatch.from_pydict({{"location": [{str(SAMPLE)!r}], "warc_filename": ["s.warc.gz"]}})
+before = gc.get_freeze_count()
+rows = sum(b.num_rows for b in worker.make_partition_fn(settings)(iter([batch])))
+frozen = gc.get_freeze_count()
+again = sum(b.num_rows for b in worker.make_partition_fn(settings)(iter([batch])))
+print(json.dumps([before, rows, frozen, again, gc.get_freeze_count(), len(gc.get_objects()),
+                  worker_env.freeze_long_lived()]))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    before, rows, frozen, again, frozen_after, tracked, refroze = json.loads(out.stdout.splitlines()[-1])
+    assert before == 0
+    assert rows > 10 and again == rows
+    assert frozen > 20_000  # the modules and models of a worker
+    assert not refroze and abs(frozen_after - frozen) < frozen // 100  # once per process
+    assert tracked < frozen // 4  # what a later collection walks

@@ -151,14 +151,57 @@ def test_collapsed_utf8_is_the_python_join_of_split(text):
     assert _lid.collapsed_utf8("a \ud800 b") is None  # (encode refuses a lone surrogate)
 
 
+def test_lowercasing_commutes_with_the_whitespace_split_over_all_of_unicode():
+    """What the one-pass ``lowered_collapsed_utf8`` relies on: no whitespace character has a
+    lowercase mapping, no other character lowercases to whitespace, and no lowercase takes more
+    than 4 UTF-8 bytes (its buffer)."""
+    for code in range(0x110000):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        char = chr(code)
+        lowered = char.lower()
+        if char.isspace():
+            assert lowered == char
+        else:
+            assert not any(c.isspace() for c in lowered)
+        assert len(lowered.encode("utf-8")) <= 4
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "One  Two\tThree\nFour\u00a0five\u2003SIX\u3000seven\x1cEight\x85nine\u2028ten ",
+        "Ünïcödé ÉTÉ ß 😀 𝔘𝔫𝔦 日本語 \u200b ZERO width \U00010400\U00010401 ǅ Ω K Å",
+        "İSTANBUL İ ı I",  # (U+0130 lowercases to two code points)
+        "MIXED\r\n\r\nLines\x0b\x0cand\x00NUL",
+    ],
+)
+def test_lowered_collapsed_utf8_is_the_python_join_of_the_lowered_split(text):
+    assert _lid.lowered_collapsed_utf8(text) == " ".join(text.lower().split()).encode("utf-8")
+
+
+@pytest.mark.parametrize("text", ["ΟΔΟΣ ΣΟΦΙΑΣ", "a \ud800 b"])
+def test_lowered_collapsed_utf8_leaves_the_context_dependent_sigma_and_surrogates_to_python(text):
+    assert _lid.lowered_collapsed_utf8(text) is None  # text_hash then lowers in Python
+    if "\ud800" not in text:
+        import hashlib
+
+        normal = " ".join(text.lower().split()).encode("utf-8")
+        assert "ς" in text.lower()  # (the final sigma)
+        assert language.text_hash(text) == hashlib.blake2b(normal, digest_size=16).hexdigest()
+
+
 def test_text_hash_equals_the_python_normalisation_on_real_texts():
     import hashlib
 
     texts = [p.read_text(encoding="utf-8") for p in sorted((SHARED / "data" / "udhr2").glob("*.txt"))]
     texts = [t for t in texts if t] or pytest.skip("no UDHR texts")
-    for text in texts + [t.upper() for t in texts[:50]]:
+    for text in texts + [t.upper() for t in texts[:50]] + [t.title() for t in texts[50:100]]:
         normal = " ".join(text.lower().split()).encode("utf-8")
         assert language.text_hash(text) == hashlib.blake2b(normal, digest_size=16).hexdigest()
+        assert _lid.lowered_collapsed_utf8(text) in (normal, None)
 
 
 def test_one_pass_detect_equals_the_sample_then_predict(predictor):
