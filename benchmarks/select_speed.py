@@ -79,6 +79,7 @@ def _run(cmd: list[str], log: Path, name: str = "") -> float:
     """Wall seconds of ``cmd``; its CPU seconds (:class:`CpuTree`) go to :data:`CPU` under ``name``."""
     env = dict(os.environ)
     env.pop("SPARK_CONF_DIR", None)
+    os.sync()  # (the previous run's output flushed first, not written back during this one)
     started = time.perf_counter()
     with open(log, "w") as fh:
         proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, cwd=REPO)
