@@ -205,10 +205,8 @@ def create(directory: Path | None = None, java_version: str | None = None, out=s
     if isinstance(plan, str):
         raise UserError(f"no JVM class archive can be written: {plan}")
     started = time.perf_counter()
-    env = {k: v for k, v in os.environ.items() if k != ARCHIVE_ENV}
     proc = subprocess.run(
         [sys.executable, "-m", "contentx_udf.spark.class_archive", "--dump", str(temporary), str(conf_dir)],
-        env=env,
         capture_output=True,
         text=True,
     )

@@ -121,10 +121,10 @@ def spark_session(app_name: str, driver_java_options: str = ""):
         return builder.getOrCreate()
     options = launched_java_options(driver_java_options) or ""
     plan = _archive_plan()
-    saved = {}
-    if isinstance(plan, class_archive.LaunchPlan):
+    mapped = isinstance(plan, class_archive.LaunchPlan)
+    saved = {key: os.environ.get(key) for key in plan.environ} if mapped else {}
+    if mapped:
         options = f"{options} {plan.options}".strip()
-        saved = {key: os.environ.get(key) for key in plan.environ}
         class_archive.apply(plan)
     if options:
         builder = builder.config(DRIVER_JAVA_OPTIONS_KEY, options)
@@ -136,7 +136,7 @@ def spark_session(app_name: str, driver_java_options: str = ""):
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-    class_archive.set_status(f"given ({plan.archive})" if saved else plan)
+    class_archive.set_status(f"given ({plan.archive})" if mapped else plan)
     return session
 
 
