@@ -8,10 +8,44 @@ Public API::
 
 Every extractor is a pure function of a parsed :class:`~contentx_udf.page.document.Document`;
 nothing here needs Spark.  The Spark job lives in :mod:`contentx_udf.spark`.
+
+The names are imported when first used (PEP 562), so that importing a submodule does not import
+numpy: PySpark's daemon (:mod:`contentx_udf.spark.daemon`) must start no thread before it forks,
+and numpy's BLAS starts one.
 """
 
-from .core import Extraction, MethodResult, extract, extract_all
-from .settings import DEFAULT_METHOD, METHODS
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .core import Extraction, MethodResult, extract, extract_all
+    from .settings import DEFAULT_METHOD, METHODS
 
 __all__ = ["DEFAULT_METHOD", "METHODS", "Extraction", "MethodResult", "extract", "extract_all"]
 __version__ = "0.1.0"
+
+#: Each public name and the submodule it lives in.
+_HOMES = {
+    "Extraction": "core",
+    "MethodResult": "core",
+    "extract": "core",
+    "extract_all": "core",
+    "DEFAULT_METHOD": "settings",
+    "METHODS": "settings",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])
