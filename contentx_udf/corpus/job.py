@@ -33,6 +33,7 @@ import sys
 import time
 import uuid
 from collections.abc import Sequence
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -53,7 +54,14 @@ from .line_dedup import summary as line_summary
 from .minhash import NO_SPACE_SCRIPTS, same_bands_but_words, words_of
 from .per_document import RESULT_DDL, PassSettings, document_batch
 from .quality.settings import FILTER_ORDER, PRESETS, describe
-from .report import LENGTH_BINS, length_bin_labels, preload_plots, summary_lines, write_report
+from .report import (
+    LENGTH_BINS,
+    length_bin_labels,
+    preload_plots,
+    start_plots,
+    summary_lines,
+    write_report,
+)
 from .tables import (
     CORPUS_FORMAT,
     SUCCESS,
@@ -293,10 +301,15 @@ def _checkpointer(spark, store: OutputStore, run_dir: tuple[str, ...]):
 
 
 def _commit(
-    store: OutputStore, run_dir: tuple[str, ...], report: dict[str, Any], signals: bool = False
+    store: OutputStore,
+    run_dir: tuple[str, ...],
+    report: dict[str, Any],
+    signals: bool = False,
+    plots: Future | None = None,
 ) -> dict[str, Any]:
     """Move the staged documents into place (with ``signals``: the signals, and the staged first
-    pass as ``texts/``), write the report, then ``_SUCCESS`` (last)."""
+    pass as ``texts/``), write the report (``plots``: drawn already, :func:`.report.start_plots`),
+    then ``_SUCCESS`` (last)."""
     for entry in (SUCCESS, *CORPUS_ENTRIES):  # _SUCCESS first: from here on the old corpus is not whole
         if store.exists(entry):
             store.delete(entry)
@@ -304,7 +317,7 @@ def _commit(
     if signals:
         store.rename((*run_dir, "signals"), ("signals",))
         store.rename((*run_dir, "pass"), ("texts",))  # every measured document's text, as if kept
-    report = write_report(report, store)
+    report = write_report(report, store, plots)
     store.write_text(
         json.dumps({"format": CORPUS_FORMAT, "kept": report["kept"], "finished": report["finished"]}),
         SUCCESS,
@@ -541,14 +554,6 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
 
         write_signals(table, per_document, store, run_dir, config.argv)
         say("signals written")
-    signals = spark.read.parquet(store.uri(*run_dir, "signals")) if config.signals else f.signals
-    sensitive = []
-    if signals is not None:
-        from .signals import sensitivity
-
-        with _arrow_batch_rows(spark, SIGNALS_BATCH_ROWS):
-            sensitive = sensitivity(signals, config.quality)
-        say("sensitivity counted")
     kept_df = spark.read.parquet(documents_dir)
     # one aggregation of the kept documents: per language, length bin and duplicate count
     kept_groups = (
@@ -573,12 +578,30 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
         )
     ]
     kept = sum(x["documents"] for x in languages)
+    hosts = kept_df.groupBy("host").count().orderBy(F.desc("count"), "host").limit(TOP_HOSTS).collect()
+    plotted = {
+        "languages": languages,
+        "text_length_histogram": {label: hist_counts.get(label, 0) for label in length_bin_labels()},
+        "dropped": dropped,
+        "input_rows": input_rows,
+        "kept": kept,
+        "top_hosts": [{"host": r["host"], "documents": r["count"]} for r in hosts],
+        "cluster_sizes": dict(sorted(size_counts.items())),
+    }
+    plots = start_plots(plotted)  # drawn while the counts below run
+    signals = spark.read.parquet(store.uri(*run_dir, "signals")) if config.signals else f.signals
+    sensitive = []
+    if signals is not None:
+        from .signals import sensitivity
+
+        with _arrow_batch_rows(spark, SIGNALS_BATCH_ROWS):
+            sensitive = sensitivity(signals, config.quality)
+        say("sensitivity counted")
     by_language = per_language(
         reason_counts(table.where(F.col("drop").isNotNull()), per_document).collect(),
         dropped,
         {x["language"]: x["characters"] for x in languages},
     )
-    hosts = kept_df.groupBy("host").count().orderBy(F.desc("count"), "host").limit(TOP_HOSTS).collect()
     say("report counted")
     line_report = None
     if lines is not None:
@@ -610,9 +633,9 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
         "sensitivity": sensitive,
         "languages": languages,
         "by_language": by_language,
-        "text_length_histogram": {label: hist_counts.get(label, 0) for label in length_bin_labels()},
-        "top_hosts": [{"host": r["host"], "documents": r["count"]} for r in hosts],
-        "cluster_sizes": dict(sorted(size_counts.items())),
+        "text_length_histogram": plotted["text_length_histogram"],
+        "top_hosts": plotted["top_hosts"],
+        "cluster_sizes": plotted["cluster_sizes"],
         "damaged_files": f.damaged,
         "notes": notes,
         "elapsed_seconds": round(elapsed, 2),
@@ -624,7 +647,7 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
     if input_rows != kept + sum(dropped.values()):  # the counts are the report's promise
         raise RuntimeError(f"counts do not add up: {input_rows} rows, {kept} kept, dropped {dropped}")
     check_totals(by_language, input_rows, kept, dropped)
-    report = _commit(store, run_dir, report, config.signals)
+    report = _commit(store, run_dir, report, config.signals, plots)
     say("committed (report and plots written)")
     return report
 

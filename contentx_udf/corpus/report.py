@@ -9,8 +9,10 @@ its tables only and says so.
 
 from __future__ import annotations
 
+import copy
 import io
 import json
+from concurrent.futures import Future
 from typing import Any, Protocol
 
 from .by_language import markdown as by_language_markdown
@@ -52,41 +54,56 @@ def length_bin_labels() -> list[str]:
 
 
 def preload_plots() -> None:
-    """Import matplotlib with its Agg backend (about half a second of the driver's CPU) in a
-    background thread, while the job waits on Spark, so the plots at the end do not wait for it
-    (:func:`_plots` imports it again: a no-op, or a wait on the import under way)."""
+    """Import matplotlib's object API and Agg canvas (about half a second of the driver's CPU) in a
+    background thread, while the job waits on Spark, so the plots do not wait for it
+    (:func:`render_plots` imports them again: a no-op, or a wait on the import under way)."""
     import threading
 
     def load() -> None:
         try:
-            import matplotlib
-
-            matplotlib.use("Agg")
-            import matplotlib.pyplot  # noqa: F401
+            import matplotlib.backends.backend_agg  # noqa: F401
+            import matplotlib.figure  # noqa: F401
         except ImportError:
             pass  # no plots: write_report says so
 
     threading.Thread(target=load, name="contentx-preload-plots", daemon=True).start()
 
 
-def _plots(report: dict[str, Any], store: Store) -> list[str]:
-    import matplotlib
+#: The report entries the plots read (all known once the kept documents are counted).
+PLOT_ENTRIES = (
+    "languages",
+    "text_length_histogram",
+    "dropped",
+    "input_rows",
+    "kept",
+    "top_hosts",
+    "cluster_sizes",
+)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    made = []
+def render_plots(report: dict[str, Any]) -> list[tuple[str, bytes]]:
+    """The report's PNG plots, ``(file name, bytes)``, from its :data:`PLOT_ENTRIES`.  matplotlib's
+    object API only (no pyplot state), so a background thread may draw them while the job still
+    counts (:func:`start_plots`).  Raises ImportError without matplotlib."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
-    def save(fig, name):
+    made: list[tuple[str, bytes]] = []
+
+    def figure(width: float, height: float) -> Figure:
+        fig = Figure(figsize=(width, height))
+        FigureCanvasAgg(fig)
+        return fig
+
+    def save(fig: Figure, name: str) -> None:
         fig.tight_layout()
         png = io.BytesIO()
         fig.savefig(png, format="png", dpi=90)
-        plt.close(fig)
-        store.write_bytes(png.getvalue(), "plots", name)
-        made.append(f"plots/{name}")
+        made.append((name, png.getvalue()))
 
     langs = report["languages"][:25]
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    fig = figure(11, 4)
+    axes = fig.subplots(1, 2)
     axes[0].bar([x["language"] for x in langs], [x["documents"] for x in langs])
     axes[0].set_title("documents per language")
     axes[1].bar([x["language"] for x in langs], [x["characters"] for x in langs], color="tab:orange")
@@ -95,33 +112,56 @@ def _plots(report: dict[str, Any], store: Store) -> list[str]:
         ax.tick_params(axis="x", rotation=60)
     save(fig, "languages.png")
 
-    fig, ax = plt.subplots(figsize=(8, 4))
+    fig = figure(8, 4)
+    ax = fig.subplots()
     hist = report["text_length_histogram"]
     ax.bar(list(hist), list(hist.values()))
     ax.set_title("text length (characters) of kept documents")
     ax.tick_params(axis="x", rotation=45)
     save(fig, "text_length.png")
 
-    fig, ax = plt.subplots(figsize=(8, 3.5))
+    fig = figure(8, 3.5)
+    ax = fig.subplots()
     ax.barh(list(report["dropped"]), list(report["dropped"].values()), color="tab:red")
     ax.set_title(f"documents dropped (input {report['input_rows']}, kept {report['kept']})")
     ax.invert_yaxis()
     save(fig, "dropped.png")
 
     hosts = report["top_hosts"][:20]
-    fig, ax = plt.subplots(figsize=(8, max(2.5, 0.3 * len(hosts))))
+    fig = figure(8, max(2.5, 0.3 * len(hosts)))
+    ax = fig.subplots()
     ax.barh([h["host"] or "(none)" for h in hosts], [h["documents"] for h in hosts])
     ax.set_title("top hosts (kept documents)")
     ax.invert_yaxis()
     save(fig, "hosts.png")
 
     sizes = report["cluster_sizes"]
-    fig, ax = plt.subplots(figsize=(8, 3.5))
+    fig = figure(8, 3.5)
+    ax = fig.subplots()
     ax.bar([str(k) for k in sizes], list(sizes.values()), color="tab:green")
     ax.set_yscale("log")
     ax.set_title("duplicate-cluster size of kept documents (1 = no duplicate)")
     save(fig, "cluster_sizes.png")
     return made
+
+
+def start_plots(entries: dict[str, Any]) -> Future:
+    """:func:`render_plots` of ``entries`` in a background thread: the job's last counting jobs
+    run meanwhile (the driver mostly waits on Spark there), and :func:`write_report` takes the
+    result.  ``entries`` are copied, so the caller may go on changing its own."""
+    import threading
+
+    future: Future = Future()
+    data = copy.deepcopy({k: entries[k] for k in PLOT_ENTRIES})
+
+    def draw() -> None:
+        try:
+            future.set_result(render_plots(data))
+        except BaseException as exc:  # ImportError (no matplotlib) or a plotting error: raised by result()
+            future.set_exception(exc)
+
+    threading.Thread(target=draw, name="contentx-plots", daemon=True).start()
+    return future
 
 
 def _markdown(report: dict[str, Any]) -> str:
@@ -259,10 +299,14 @@ def _line_dedup_markdown(lines: dict[str, Any] | None) -> list[str]:
     return out
 
 
-def write_report(report: dict[str, Any], store: Store) -> dict[str, Any]:
-    """Write the plots, ``report.md`` and ``_report.json`` through ``store``; returns the report."""
+def write_report(report: dict[str, Any], store: Store, plots: Future | None = None) -> dict[str, Any]:
+    """Write the plots, ``report.md`` and ``_report.json`` through ``store``; returns the report.
+    ``plots``: the plots drawn already (:func:`start_plots`), else they are drawn here."""
     try:
-        report["plots"] = _plots(report, store)
+        rendered = plots.result() if plots is not None else render_plots(report)
+        for name, png in rendered:
+            store.write_bytes(png, "plots", name)
+        report["plots"] = [f"plots/{name}" for name, _ in rendered]
         report["plots_note"] = None
     except ImportError:
         report["plots"] = []
