@@ -41,7 +41,7 @@ from typing import Any
 import pyarrow as pa  # the Arrow UDF's type hints name it
 
 from ..errors import UserError, job_main
-from ..spark import class_archive
+from ..spark import background, class_archive
 from ..spark.output import OutputStore
 from ..spark.worker_env import check_java, spark_session
 from .by_language import KEPT, check_totals, per_language, reason_counts
@@ -468,12 +468,30 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
     """Everything after the pass: counts, dedup of the documents that passed, the documents and
     (``--signals``) the signals written, the report, the commit.  ``table``: the pass table
     (:func:`first_pass`' columns)."""
+    preload_plots()  # matplotlib imported while the jobs below run
+    # the sensitivity table, which only the report reads, counted while dedup runs
+    # (:mod:`..spark.background`): from the build's own pass, or the build's signals (select)
+    measured = f.signals if f.signals is not None else table.select("signals.*") if config.signals else None
+    sensitive = None
+    if measured is not None:
+        from .signals import sensitivity
+
+        sensitive = background.start(
+            spark, lambda: sensitivity(measured, config.quality, SIGNALS_BATCH_ROWS), "contentx-sensitivity"
+        )
+    try:
+        return _finish(spark, config, store, run_dir, table, f, sensitive)
+    except BaseException:
+        background.settle([sensitive])
+        raise
+
+
+def _finish(spark, config, store, run_dir, table, f: Finish, sensitive: Future | None):
+    """:func:`finish` once the sensitivity table is counting (``sensitive``: its future)."""
     from pyspark.sql import functions as F
 
     checkpoint, say, started, against = f.checkpoint, f.say, f.started, f.against
     notes, minhash, lines = f.notes, f.minhash, f.lines
-    preload_plots()  # matplotlib imported while the jobs below run
-
     groups = pass_groups(table) if f.groups is None else f.groups
     by_reason: dict[Any, tuple[int, Any]] = {}
     for g in groups:
@@ -547,12 +565,21 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
 
         source = f.texts if f.document_texts is None else f.document_texts
         written = documents_from_texts(written, source, DOCUMENT_COLUMNS)
-    written.select(*DOCUMENT_COLUMNS).write.parquet(documents_dir)
-    say("documents written")
-    if config.signals:
+    signals_written = None
+    if config.signals:  # written beside the documents (:mod:`..spark.background`)
         from .signals import write_signals
 
-        write_signals(table, per_document, store, run_dir, config.argv)
+        signals_written = background.start(
+            spark, lambda: write_signals(table, per_document, store, run_dir, config.argv), "contentx-signals"
+        )
+    try:
+        written.select(*DOCUMENT_COLUMNS).write.parquet(documents_dir)
+    except BaseException:
+        background.settle([signals_written])
+        raise
+    say("documents written")
+    if signals_written is not None:
+        signals_written.result()
         say("signals written")
     kept_df = spark.read.parquet(documents_dir)
     # one aggregation of the kept documents: per language, length bin and duplicate count
@@ -589,13 +616,8 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
         "cluster_sizes": dict(sorted(size_counts.items())),
     }
     plots = start_plots(plotted)  # drawn while the counts below run
-    signals = spark.read.parquet(store.uri(*run_dir, "signals")) if config.signals else f.signals
-    sensitive = []
-    if signals is not None:
-        from .signals import sensitivity
-
-        with _arrow_batch_rows(spark, SIGNALS_BATCH_ROWS):
-            sensitive = sensitivity(signals, config.quality)
+    if sensitive is not None:
+        sensitive = sensitive.result()
         say("sensitivity counted")
     by_language = per_language(
         reason_counts(table.where(F.col("drop").isNotNull()), per_document).collect(),
@@ -630,7 +652,7 @@ def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, 
         "pii_masked": {"emails": masked["emails_masked"], "ips": masked["ips_masked"]},
         "c4_lines_removed": masked["c4_lines_removed"],
         "line_dedup": line_report,
-        "sensitivity": sensitive,
+        "sensitivity": sensitive or [],
         "languages": languages,
         "by_language": by_language,
         "text_length_histogram": plotted["text_length_histogram"],

@@ -254,25 +254,42 @@ def failing_counts(batch, plan, exclude_zero: bool) -> list[int]:
     return counts
 
 
-def _failing_counts(plan, exclude_zero: bool):
-    """``mapInArrow`` body of :func:`sensitivity`: one row per batch, its rows and its counts."""
+def _failing_counts(plan, exclude_zero: bool, batch_rows: int):
+    """``mapInArrow`` body of :func:`sensitivity`: one row of counts (and rows) per ``batch_rows``
+    rows or so.  The session's Arrow batches (a few hundred rows, sized for HTML) are joined up to
+    that many first: the counts are a fixed number of numpy passes per batch, and the rows are
+    numbers only (about 40 columns: a few MB), so memory stays bounded without a session setting
+    that the main thread's jobs would share."""
     import pyarrow as pa
 
+    def counted(pending: list) -> pa.RecordBatch:
+        batch = pending[0] if len(pending) == 1 else pa.concat_batches(pending)
+        counts = [batch.num_rows, *failing_counts(batch, plan, exclude_zero)]
+        return pa.record_batch(
+            [pa.array([c], pa.int64()) for c in counts],
+            names=["n", *(f"c{i}" for i in range(len(counts) - 1))],
+        )
+
     def run(batches):
+        pending, rows = [], 0
         for batch in batches:
-            counts = [batch.num_rows, *failing_counts(batch, plan, exclude_zero)]
-            yield pa.record_batch(
-                [pa.array([c], pa.int64()) for c in counts],
-                names=["n", *(f"c{i}" for i in range(len(counts) - 1))],
-            )
+            pending.append(batch)
+            rows += batch.num_rows
+            if rows >= batch_rows:
+                yield counted(pending)
+                pending, rows = [], 0
+        if pending:
+            yield counted(pending)
 
     return run
 
 
-def sensitivity(signals, settings) -> list[dict[str, Any]]:
+def sensitivity(signals, settings, batch_rows: int = 10_000) -> list[dict[str, Any]]:
     """Per rule with a threshold: the documents it alone would drop at each threshold of
     :func:`sensitivity_plan`, among the documents the quality filters measured (numpy over the
-    signals' Arrow batches, one row of counts per batch; only the counts reach the driver)."""
+    signals' Arrow batches, joined up to ``batch_rows`` rows, one row of counts each; only the
+    counts reach the driver).  ``signals``: the signals table, or the build's pass table's
+    ``signals.*`` (the same measures)."""
     from pyspark.sql import functions as F
 
     plan = sensitivity_plan(settings)
@@ -281,7 +298,8 @@ def sensitivity(signals, settings) -> list[dict[str, Any]]:
     needed = sorted({c for *_, num, den, _, _ in SENSITIVITY_RULES for c in (num, den) if c} | {"no_space"})
     measured = signals.where(F.col("gr_chars").isNotNull()).select(*needed)
     schema = ", ".join(["n long", *(f"c{i} long" for i in range(len(plan)))])
-    rows = measured.mapInArrow(_failing_counts(plan, settings.fineweb.line_punct_exclude_zero), schema)
+    exclude_zero = settings.fineweb.line_punct_exclude_zero
+    rows = measured.mapInArrow(_failing_counts(plan, exclude_zero, batch_rows), schema)
     totals = [0] * (len(plan) + 1)
     for row in rows.collect():
         for i, value in enumerate(row):

@@ -95,6 +95,19 @@ def test_signals_change_no_document_and_cover_every_row(spark, source):
     assert signals["sensitivity"] and "Sensitivity" in (root / "signals" / "report.md").read_text()
 
 
+def test_sensitivity_counted_from_the_pass_equals_the_signals_tables(spark, source):
+    """The build counts its sensitivity table from its own pass while dedup runs; the committed
+    signals table gives the same counts, in Arrow batches joined (or not) up to any size."""
+    from contentx_udf.corpus.signals import sensitivity
+
+    root, argv, _, built = source
+    settings = config_from_argv([*argv, "--output", str(root / "unused")]).quality
+    table = spark.read.parquet(str(root / "signals" / "signals"))
+    for rows in (7, 100_000):
+        assert sensitivity(table, settings, rows) == built["sensitivity"]
+    assert any(p["dropped"] for r in built["sensitivity"] for p in r["points"])
+
+
 def test_documents_of_a_local_build_are_counted_before_the_jvm_starts(source):
     root, _, _, signals = source
     from contentx_udf.corpus.select import local_documents
