@@ -10,7 +10,7 @@
   per-process cache keyed by the values' bytes; computed by a Python function on a miss, so the
   keyword rules stay in one place) and a 32-bit hash of the class value.
 * :func:`tree_scores`: the sum of an oblivious tree ensemble's leaf values for every row.
-* :func:`utf8_check`, :func:`find_all`, :func:`nesting_within`: the page's bytes checked as
+* :func:`utf8_check`, :func:`find_all`, :func:`noscript_tags`, :func:`nesting_within`: the page's bytes checked as
   UTF-8, searched and bounded before (or instead of) decoding them.
 * :func:`block_runs`, :func:`block_texts`, :func:`text_counts`, :func:`non_space_chars`: the blocks
   of a page and the counts of its texts.
@@ -1413,6 +1413,70 @@ def find_all(const unsigned char[::1] data, bytes needle, Py_ssize_t anchor=-1):
         out.append(found - start)
         pos = found - start + 1
     return out
+
+
+cdef extern from *:
+    """
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    #endif
+    /* The first position at or after pos of "<n", "<N", "</n" or "</N" in buf[0:n] (-1: none):
+       with SSE2 16 positions per step (three overlapping loads), the last ones one by one. */
+    static Py_ssize_t cx_next_lt_n(const unsigned char *buf, Py_ssize_t n, Py_ssize_t pos) {
+    #if defined(__SSE2__)
+        const __m128i lt = _mm_set1_epi8('<'), slash = _mm_set1_epi8('/');
+        const __m128i low = _mm_set1_epi8(0x20), letter = _mm_set1_epi8('n');
+        for (; pos + 18 <= n; pos += 16) {
+            __m128i v0 = _mm_loadu_si128((const __m128i *)(buf + pos));
+            __m128i v1 = _mm_loadu_si128((const __m128i *)(buf + pos + 1));
+            __m128i v2 = _mm_loadu_si128((const __m128i *)(buf + pos + 2));
+            __m128i n1 = _mm_cmpeq_epi8(_mm_or_si128(v1, low), letter);
+            __m128i n2 = _mm_and_si128(_mm_cmpeq_epi8(v1, slash),
+                                       _mm_cmpeq_epi8(_mm_or_si128(v2, low), letter));
+            int mask = _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(v0, lt), _mm_or_si128(n1, n2)));
+            if (mask)
+                return pos + __builtin_ctz((unsigned int)mask);
+        }
+    #endif
+        for (; pos + 1 < n; pos++) {
+            if (buf[pos] != '<')
+                continue;
+            if ((buf[pos + 1] | 0x20) == 'n' || (buf[pos + 1] == '/' && pos + 2 < n && (buf[pos + 2] | 0x20) == 'n'))
+                return pos;
+        }
+        return -1;
+    }
+    """
+    Py_ssize_t cx_next_lt_n(const unsigned char *buf, Py_ssize_t n, Py_ssize_t pos) noexcept nogil
+
+
+def noscript_tags(const unsigned char[::1] data):
+    """Every place of ``<noscript``, ``</noscript``, ``<NOSCRIPT`` and ``</NOSCRIPT`` in ``data``
+    (four lists, in order): what ``find_all`` finds for each, in one pass over the bytes (only
+    where a "<" or "</" is followed by an "n" or "N" are the tags compared)."""
+    cdef Py_ssize_t n = data.shape[0], pos = 0, at
+    cdef const unsigned char *buf
+    cdef list opens = [], closes = [], opens_upper = [], closes_upper = []
+    if n == 0:
+        return opens, closes, opens_upper, closes_upper
+    buf = &data[0]
+    while True:
+        at = cx_next_lt_n(buf, n, pos)
+        if at < 0:
+            break
+        if buf[at + 1] == 47:  # "</"
+            if at + 10 <= n:
+                if memcmp(buf + at, b"</noscript", 10) == 0:
+                    closes.append(at)
+                elif memcmp(buf + at, b"</NOSCRIPT", 10) == 0:
+                    closes_upper.append(at)
+        elif at + 9 <= n:
+            if memcmp(buf + at, b"<noscript", 9) == 0:
+                opens.append(at)
+            elif memcmp(buf + at, b"<NOSCRIPT", 9) == 0:
+                opens_upper.append(at)
+        pos = at + 1
+    return opens, closes, opens_upper, closes_upper
 
 
 # --- groups of equal keys (repeated siblings, templates) ----------------------------------
