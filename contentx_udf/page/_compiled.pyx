@@ -692,7 +692,7 @@ cdef extern from "Python.h":
 #: read byte by byte with this table (most pages' text is ASCII).
 cdef unsigned char _SPACE1[256]
 for _c in range(256):
-    _SPACE1[_c] = Py_UNICODE_ISSPACE(_c)
+    _SPACE1[_c] = 1 if Py_UNICODE_ISSPACE(_c) else 0  # (0 or 1: text_counts adds them)
 
 
 def block_texts(list texts, const int64_t[::1] ordinal, const int64_t[::1] seq):
@@ -898,6 +898,7 @@ def text_counts(list texts):
     cdef int kind
     cdef void *data
     cdef bint space, in_word
+    cdef unsigned char space1, prev_space
     cdef str text
     cdef const unsigned char *chars
     for i in range(n):
@@ -909,19 +910,27 @@ def text_counts(list texts):
         in_word = False
         first = -1
         last = -1
-        if kind == PyUnicode_1BYTE_KIND:  # (byte by byte, the same counts)
+        if kind == PyUnicode_1BYTE_KIND:  # (byte by byte, the same counts, without branches)
             chars = <const unsigned char *> data
-            for j in range(length):
-                space = _SPACE1[chars[j]]
-                if not space:
-                    if not in_word:
-                        count += 1
-                    if first < 0:
-                        first = j
-                    last = j
-                in_word = not space
+            first = 0
+            while first < length and _SPACE1[chars[first]]:
+                first += 1
+            if first == length:
+                words[i] = 0
+                stripped[i] = 0
+                continue
+            last = length - 1
+            while _SPACE1[chars[last]]:
+                last -= 1
+            # a word starts at ``first`` and at every non-space after a space
+            count = 1
+            prev_space = 0
+            for j in range(first + 1, last + 1):
+                space1 = _SPACE1[chars[j]]
+                count += prev_space & (space1 ^ 1)
+                prev_space = space1
             words[i] = count
-            stripped[i] = last - first + 1 if first >= 0 else 0
+            stripped[i] = last - first + 1
             continue
         for j in range(length):
             space = Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, j))
