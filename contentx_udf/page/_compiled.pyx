@@ -705,7 +705,7 @@ def block_texts(list texts, const int64_t[::1] ordinal, const int64_t[::1] seq):
     cdef unsigned char *narrow
     cdef Py_ssize_t capacity = 0
     cdef Py_UCS4 ch
-    cdef unsigned char byte
+    cdef unsigned char byte, keep, pending
     cdef const unsigned char *chars
     cdef bint pending_space, one_byte
     cdef int kind
@@ -732,21 +732,22 @@ def block_texts(list texts, const int64_t[::1] ordinal, const int64_t[::1] seq):
             pending_space = False
             if one_byte:  # (the UCS4 buffer's bytes hold the one-byte text)
                 narrow = <unsigned char *> buffer
+                pending = 0
                 for i in range(start, stop):
                     text = texts[ordinal[i]]
                     chars = <const unsigned char *> PyUnicode_DATA(text)
                     length = PyUnicode_GET_LENGTH(text)
+                    # without branches: a " " and the byte are stored, and kept (``written``
+                    # moved past them) when due; the buffer has 4 bytes per character, so the
+                    # stores one past the kept text stay inside it
                     for j in range(length):
                         byte = chars[j]
-                        if _SPACE1[byte]:
-                            pending_space = written > 0
-                        else:
-                            if pending_space:
-                                narrow[written] = 32
-                                written += 1
-                                pending_space = False
-                            narrow[written] = byte
-                            written += 1
+                        keep = _SPACE1[byte] ^ 1
+                        narrow[written] = 32
+                        written += pending & keep
+                        narrow[written] = byte
+                        written += keep
+                        pending = (keep ^ 1) & (written != 0)
                 out.append(PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, narrow, written) if written else "")
                 start = stop
                 continue
@@ -851,6 +852,9 @@ def text_repeats(list texts, double[::1] out):
 # --- text shape -------------------------------------------------------------------------
 
 
+DEF SHAPE_CLASSES = 16
+
+
 def text_shape(list texts, const int64_t[::1] class_of, const unsigned char[::1] sentence_tail, Py_ssize_t classes):
     """``(lengths, counts, ends)`` of the (non-empty) ``texts``: characters, the count of each
     class ``class_of[unit]`` over the text's UTF-16 code units (a character outside the BMP is two
@@ -866,12 +870,36 @@ def text_shape(list texts, const int64_t[::1] class_of, const unsigned char[::1]
     cdef void *data
     cdef Py_UCS4 ch
     cdef str text
+    cdef const unsigned char *chars
+    cdef const int64_t *klass = &class_of[0] if class_of.shape[0] else NULL
+    # the one-byte texts' counts as integers in four interleaved tables (no chain of additions to
+    # one memory cell when a class repeats), added up per text: the same whole numbers
+    cdef int64_t tally[4][SHAPE_CLASSES]
+    cdef Py_ssize_t c
     for i in range(n):
         text = texts[i]
         kind = PyUnicode_KIND(text)
         data = PyUnicode_DATA(text)
         length = PyUnicode_GET_LENGTH(text)
         lengths[i] = length
+        if kind == PyUnicode_1BYTE_KIND and classes <= SHAPE_CLASSES and class_of.shape[0] >= 256:
+            chars = <const unsigned char *> data
+            memset(tally, 0, sizeof(tally))
+            j = 0
+            while j + 4 <= length:
+                tally[0][klass[chars[j]]] += 1
+                tally[1][klass[chars[j + 1]]] += 1
+                tally[2][klass[chars[j + 2]]] += 1
+                tally[3][klass[chars[j + 3]]] += 1
+                j += 4
+            while j < length:
+                tally[0][klass[chars[j]]] += 1
+                j += 1
+            for c in range(classes):
+                counts[i, c] = <double> (tally[0][c] + tally[1][c] + tally[2][c] + tally[3][c])
+            if length:
+                ends[i] = sentence_tail[chars[length - 1]]
+            continue
         for j in range(length):
             ch = PyUnicode_READ(kind, data, j)
             if ch < 0x10000:
