@@ -493,6 +493,17 @@ cdef extern from *:
     void cx_greater(const double *column, double border, unsigned char *answer, Py_ssize_t n) noexcept nogil
 
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define cx_prefetch(address) __builtin_prefetch(address)
+    #else
+    #define cx_prefetch(address) ((void)0)
+    #endif
+    """
+    void cx_prefetch(const void *address) noexcept nogil
+
+
 def tree_scores(
     const double[:, ::1] columns,
     const int64_t[::1] split_column,
@@ -532,53 +543,72 @@ def tree_scores(
     cdef unsigned char *answers = <unsigned char *> malloc((splits + 1) * rows)
     # the leaf numbers of up to four trees
     cdef unsigned char *leaf_of = <unsigned char *> malloc(4 * rows)
-    if answers == NULL or leaf_of == NULL:
+    # (one row: the leaf of every tree)
+    cdef Py_ssize_t *leaf_index = <Py_ssize_t *> malloc(trees * sizeof(Py_ssize_t)) if rows == 1 else NULL
+    cdef Py_ssize_t leaf
+    if answers == NULL or leaf_of == NULL or (rows == 1 and leaf_index == NULL):
         free(answers)
         free(leaf_of)
+        free(leaf_index)
         raise MemoryError()
     try:
         with nogil:
             for s in range(splits):
                 cx_greater(&columns[split_column[s], 0], split_border[s], answers + s * rows, rows)
             memset(answers + splits * rows, 0, rows)
-            for d in range(8):
-                a[d] = answers + splits * rows
-            t = 0
-            while t < trees:
-                group = trees - t if trees - t < 4 else 4
-                for g in range(group):
+            if rows == 1:  # (one page's row: every tree's leaf first, their values fetched ahead)
+                for t in range(trees):
+                    leaf = 0
                     for d in range(depth):
-                        a[d] = answers + split_of_level[(t + g) * depth + d] * rows
-                    leaf_row = leaf_of + g * rows
-                    if depth <= 6:  # (levels 6 and 7 would read the row of zeros)
-                        for r in range(rows):
-                            leaf_row[r] = (a[0][r] | (a[1][r] << 1) | (a[2][r] << 2) | (a[3][r] << 3)
-                                           | (a[4][r] << 4) | (a[5][r] << 5))
-                    else:
-                        for r in range(rows):
-                            leaf_row[r] = (a[0][r] | (a[1][r] << 1) | (a[2][r] << 2) | (a[3][r] << 3)
-                                           | (a[4][r] << 4) | (a[5][r] << 5) | (a[6][r] << 6) | (a[7][r] << 7))
-                    lf[g] = leaf_row
-                    lv[g] = &leaves[(t + g) << depth, 0]
-                if outputs == 1 and group == 4:
-                    o = &out[0, 0]
-                    for r in range(rows):
-                        acc = o[r]
-                        acc += lv[0][lf[0][r]]
-                        acc += lv[1][lf[1][r]]
-                        acc += lv[2][lf[2][r]]
-                        acc += lv[3][lf[3][r]]
-                        o[r] = acc
-                else:
+                        leaf |= answers[split_of_level[t * depth + d]] << d
+                    leaf_index[t] = (t << depth) + leaf
+                    cx_prefetch(&leaves[leaf_index[t], 0])
+                    cx_prefetch(&leaves[leaf_index[t], outputs - 1])
+                o = &out[0, 0]
+                for t in range(trees):  # (the same additions, in tree order)
+                    lv[0] = &leaves[leaf_index[t], 0]
+                    for k in range(outputs):
+                        o[k] += lv[0][k]
+            else:
+                for d in range(8):
+                    a[d] = answers + splits * rows
+                t = 0
+                while t < trees:
+                    group = trees - t if trees - t < 4 else 4
                     for g in range(group):
-                        base = (t + g) << depth
+                        for d in range(depth):
+                            a[d] = answers + split_of_level[(t + g) * depth + d] * rows
+                        leaf_row = leaf_of + g * rows
+                        if depth <= 6:  # (levels 6 and 7 would read the row of zeros)
+                            for r in range(rows):
+                                leaf_row[r] = (a[0][r] | (a[1][r] << 1) | (a[2][r] << 2) | (a[3][r] << 3)
+                                               | (a[4][r] << 4) | (a[5][r] << 5))
+                        else:
+                            for r in range(rows):
+                                leaf_row[r] = (a[0][r] | (a[1][r] << 1) | (a[2][r] << 2) | (a[3][r] << 3)
+                                               | (a[4][r] << 4) | (a[5][r] << 5) | (a[6][r] << 6) | (a[7][r] << 7))
+                        lf[g] = leaf_row
+                        lv[g] = &leaves[(t + g) << depth, 0]
+                    if outputs == 1 and group == 4:
+                        o = &out[0, 0]
                         for r in range(rows):
-                            for k in range(outputs):
-                                out[r, k] += leaves[base + lf[g][r], k]
-                t += group
+                            acc = o[r]
+                            acc += lv[0][lf[0][r]]
+                            acc += lv[1][lf[1][r]]
+                            acc += lv[2][lf[2][r]]
+                            acc += lv[3][lf[3][r]]
+                            o[r] = acc
+                    else:
+                        for g in range(group):
+                            base = (t + g) << depth
+                            for r in range(rows):
+                                for k in range(outputs):
+                                    out[r, k] += leaves[base + lf[g][r], k]
+                    t += group
     finally:
         free(answers)
         free(leaf_of)
+        free(leaf_index)
 
 
 
