@@ -124,15 +124,13 @@ def noscript_html(html: str | None, utf8: bytes | None = None) -> str:
 
 def _noscript_in_utf8(fast, utf8: bytes) -> str:
     """:func:`noscript_html` on the page's UTF-8 bytes: the same searches, answered from every
-    place of each tag (``find_all``: memmem); the parts are cut at ASCII characters, so they
-    decode to the ``str`` slices."""
+    place of each tag (``noscript_tags``: one pass over the bytes for the four tags); the parts
+    are cut at ASCII characters, so they decode to the ``str`` slices."""
     parts: list[str] = []
-    # (find_all's anchor: the byte memchr looks for, "<" or the "O" upper-case letters rarely have)
-    for opening, closing, anchor in ((b"<noscript", b"</noscript", 0), (b"<NOSCRIPT", b"</NOSCRIPT", 2)):
-        opens = fast.find_all(utf8, opening, anchor)
+    opens_lower, closes_lower, opens_upper, closes_upper = fast.noscript_tags(utf8)
+    for opens, closes in ((opens_lower, closes_lower), (opens_upper, closes_upper)):
         if not opens:
             continue
-        closes = fast.find_all(utf8, closing, anchor + (anchor > 0))
         at = opens[0]
         while True:
             start = utf8.find(b">", at)

@@ -555,6 +555,19 @@ def test_find_all_with_an_anchor_finds_what_memmem_finds():
                 assert find_all(data, needle, anchor) == expected, (data, needle, anchor)
 
 
+def test_noscript_tags_finds_what_find_all_finds():
+    """``noscript_tags`` finds every place of the four ``<noscript>`` tags, as ``find_all`` does for
+    each, also near the ends of the bytes and around the 16-byte steps of its vector scan."""
+    fast = fast_module()
+    needles = (b"<noscript", b"</noscript", b"<NOSCRIPT", b"</NOSCRIPT")
+    rng = random.Random(12)
+    pieces = (b"<", b"</", b"n", b"N", b"noscript", b"NOSCRIPT", b"<noscript", b"</NOSCRIPT", b"x", b"/")
+    for _ in range(3_000):
+        data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        data = rng.choice((b"", b"a" * rng.randint(1, 40))) + data
+        assert fast.noscript_tags(data) == tuple(fast.find_all(data, needle) for needle in needles), data
+
+
 def test_text_counts_and_block_texts_of_one_byte_and_wider_texts():
     """The one-byte (Latin-1) texts, read byte by byte with a table of ``str.isspace``, and the
     wider ones give ``len(t.split())``, ``len(t.strip())`` and the runs' collapsed text as Python
