@@ -21,6 +21,7 @@ header and no struct layout is compiled in.
 """
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.unicode cimport PyUnicode_DecodeUTF8
 from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.ref cimport PyObject
 from libc.stdint cimport int64_t, uint32_t, uint64_t, uintptr_t
@@ -172,8 +173,24 @@ def walk(size_t root_address, Py_ssize_t max_nodes):
     """``(tag_id, parent, end, depth, parent_mem, truncated)`` of the first ``max_nodes`` nodes
     (comments left out) of the subtree at ``root_address``, in pre-order; ``truncated`` when more
     nodes follow.  ``parent_mem`` is the Lexbor address of each node's parent (-1 for the root)."""
+    return _walk(root_address, max_nodes, False)[:6]
+
+
+def walk_texts(size_t root_address, Py_ssize_t max_nodes):
+    """:func:`walk` and, as a seventh item, the text of every text node in document order (its
+    character data, decoded as UTF-8): what ``text(separator="\\x00")`` of the root split on NULs
+    gives, without building and splitting the joined text.  None instead of the list when that
+    could differ: a text node without data (Lexbor's text walk skips it), one holding a NUL or
+    invalid UTF-8, or a truncated walk."""
+    return _walk(root_address, max_nodes, True)
+
+
+cdef tuple _walk(size_t root_address, Py_ssize_t max_nodes, bint with_texts):
     if _first_child == NULL:
         raise OSError("bind() was not called")
+    cdef list texts = [] if with_texts else None
+    cdef const unsigned char *data
+    cdef size_t length
     cdef void *root = <void *> root_address
     cdef void *node = root
     cdef void *child
@@ -200,6 +217,15 @@ def walk(size_t root_address, Py_ssize_t max_nodes):
                 _push(&depths, stack_index.size)
                 _push(&ends, count + 1)
                 count += 1
+                if tag == TEXT_TAG and texts is not None:
+                    data = _text_content(node, &length)
+                    if data == NULL or memchr(data, 0, length) != NULL:
+                        texts = None
+                    else:
+                        try:
+                            texts.append(PyUnicode_DecodeUTF8(<const char *> data, length, NULL))
+                        except UnicodeDecodeError:
+                            texts = None
                 child = _first_child(node)
                 if child != NULL:
                     _push(&stack_nodes, <int64_t> <uintptr_t> node)
@@ -214,11 +240,39 @@ def walk(size_t root_address, Py_ssize_t max_nodes):
             ends.data[stack_index.data[stack_index.size]] = count
         return (
             _to_array(&tags), _to_array(&parents), _to_array(&ends), _to_array(&depths),
-            _to_array(&parent_mem), truncated,
+            _to_array(&parent_mem), truncated, None if truncated else texts,
         )
     finally:
         free(tags.data); free(parents.data); free(ends.data); free(depths.data)
         free(parent_mem.data); free(stack_nodes.data); free(stack_index.data)
+
+
+def first_text_of(size_t root_address, uintptr_t tag):
+    """The text of the first element (pre-order, ``root`` included) with the Lexbor tag id ``tag``
+    in the subtree at ``root_address``: the data of its text nodes joined, decoded as UTF-8 with
+    "replace" (selectolax's ``text()`` of the first node ``tags(name)`` finds); None without one."""
+    if _first_child == NULL:
+        raise OSError("bind() was not called")
+    cdef void *root = <void *> root_address
+    cdef void *node = root
+    while node != NULL and not (_tag_id(node) == tag and _node_type(node) == 1):
+        node = _next_in_order(node, root)
+    if node == NULL:
+        return None
+    cdef void *top = node
+    cdef const unsigned char *data
+    cdef size_t length
+    cdef bytearray joined = bytearray()
+    node = _first_child(top)
+    if node == NULL:
+        return ""
+    while node != NULL:
+        if _tag_id(node) == TEXT_TAG:
+            data = _text_content(node, &length)
+            if data != NULL:
+                joined += (<const char *> data)[:length]
+        node = _next_in_order(node, top)
+    return joined.decode("utf-8", "replace")
 
 
 cdef int ELEMENT_NODE = 1

@@ -855,3 +855,37 @@ def test_text_repeats_of_the_compiled_pass_equal_the_counter():
         fast.text_repeats(texts, out)
         counts = Counter(texts)
         assert out.tolist() == [float(counts[t]) for t in texts]
+
+
+ODD_TITLES = (
+    "",
+    "<p>no title",
+    "<title></title>",
+    "<body><svg><title>A <b>x</b> b</title></svg><title>t</title>",
+    "<title>a &amp;  b\n</title>",
+    "<!-- <title>no</title> --><p><title>in body</title>",
+    "<template><title>t</title></template><title>u</title>",
+    "<html><head><TITLE> x\n y </TITLE>",
+    "<title>é 😀 x</title>",
+)
+
+
+def test_the_title_and_text_nodes_of_the_compiled_walks_equal_selectolax():
+    """``first_text_of`` gives the text of the first node ``tags("title")`` finds, and
+    ``walk_texts`` the text nodes ``text(separator="\\x00")`` joins, on odd and real pages."""
+    from contentx_udf.page.document import _TITLE_TAG_ID, _text_nodes
+
+    fast = fast_module()
+    pages = [p.encode() for p in ODD_TITLES] + real_pages(200)
+    for page in pages:
+        tree = LexborHTMLParser(page)
+        titles = tree.tags("title")
+        expected = titles[0].text() if titles else None
+        assert fast.first_text_of(tree.root.mem_id, _TITLE_TAG_ID) == expected
+        root = tree.body
+        walked = fast.walk_texts(root.mem_id, 200_000)
+        assert [a.tolist() for a in walked[:5]] == [a.tolist() for a in fast.walk(root.mem_id, 200_000)[:5]]
+        old = _text_nodes(root, int((walked[0] == 2).sum()), False)
+        assert walked[6] == (old[0] if old is not None else None)
+    tree = LexborHTMLParser(TRICKY)
+    assert fast.walk_texts(tree.body.mem_id, 5)[5:] == (True, None)  # (truncated: read by selectolax)
