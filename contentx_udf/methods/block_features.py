@@ -807,11 +807,12 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
 
     # --- text shape (one pass over the code units of all block texts)
     texts = blocks.texts
-    joined = "\x00".join(texts)
     fast = compiled.module()
     if fast is not None:  # one compiled pass over the characters
         lengths, classes, ends_like_sentence = fast.text_shape(texts, _CLASS_OF, _SENTENCE_TAIL_U8, _CLASSES)
+        lowered = fast.lower_texts(texts)  # (the ASCII texts lowered without str.lower's table)
     else:
+        joined = "\x00".join(texts)
         lengths = np.fromiter(map(len, texts), np.float64, nb)
         codes = np.frombuffer(joined.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
         separators = codes == 0
@@ -820,8 +821,8 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
         classes = classes[: nb * _CLASSES].reshape(nb, _CLASSES).astype(np.float64)
         block_last = np.append(separators.nonzero()[0] - 1, codes.size - 1)  # (no block is empty)
         ends_like_sentence = _SENTENCE_TAIL.take(codes.take(block_last))
-    # one lower() for all: "\x00" is neither cased nor case-ignorable, so each block lowers alone
-    lowered = joined.lower().split("\x00")
+        # one lower() for all: "\x00" is neither cased nor case-ignorable, so each block lowers alone
+        lowered = joined.lower().split("\x00")
     title_words = set(_WORD_RE.findall((doc.title or "").lower()))
     if title_words:  # share of the title's words in each short block
         short = (lengths <= 200).nonzero()[0]

@@ -26,7 +26,7 @@ _FUNCTIONS = (
     "window_columns", "cetd_counts", "children_sum", "subtree_argmax",
     "coreex_pass", "density_sum_select", "utf8_check", "block_runs", "non_space_chars",
     "lineage", "lineage_columns", "composite_terms", "composite_finish", "density_sums", "template_smooth",
-    "node_views", "ancestors_marked", "first_text_of", "text_repeats", "noscript_tags",
+    "node_views", "ancestors_marked", "first_text_of", "text_repeats", "lower_texts", "noscript_tags",
 )  # fmt: skip
 
 

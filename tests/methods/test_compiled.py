@@ -889,3 +889,27 @@ def test_the_title_and_text_nodes_of_the_compiled_walks_equal_selectolax():
         assert walked[6] == (old[0] if old is not None else None)
     tree = LexborHTMLParser(TRICKY)
     assert fast.walk_texts(tree.body.mem_id, 5)[5:] == (True, None)  # (truncated: read by selectolax)
+
+
+def test_lower_texts_of_the_compiled_pass_equal_str_lower():
+    """``lower_texts`` gives ``str.lower`` of every text (the same string, of the same kind): every
+    code point alone and beside ASCII, Latin-1 and wider ones, and random mixes with the context
+    rules' capital sigma and dotted capital I."""
+    import sys
+
+    fast = fast_module()
+
+    def same(got: list[str], texts: list[str]) -> bool:
+        pairs = zip(got, texts, strict=True)
+        return all(g == t.lower() and sys.getsizeof(g) == sys.getsizeof(t.lower()) for g, t in pairs)
+
+    points = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    for group in (points, ["a" + c for c in points], [c + "é" for c in points], ["’" + c for c in points]):
+        assert same(fast.lower_texts(group), group)
+    rng = random.Random(5)
+    alphabet = "aZ@[`{ 09\x7fAbCdEfXyZİΣσςÉ😀ßÅKΩ’Àÿ\u0100"
+    for _ in range(5000):
+        sizes = [rng.randrange(30) for _ in range(rng.randrange(5))]
+        texts = ["".join(rng.choice(alphabet) for _ in range(size)) for size in sizes]
+        assert same(fast.lower_texts(texts), texts)
+    assert same(fast.lower_texts(["", "\ud800X", "ΟΔΟΣ ΟΔΟΣ."]), ["", "\ud800X", "ΟΔΟΣ ΟΔΟΣ."])
