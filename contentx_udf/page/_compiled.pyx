@@ -1267,6 +1267,21 @@ cdef Py_ssize_t _short_slot(
     return j
 
 
+cdef Py_ssize_t _count_byte(const unsigned char *buf, Py_ssize_t n, unsigned char byte) noexcept nogil:
+    """How many bytes of ``buf[:n]`` equal ``byte`` (in blocks of 255 counted in one byte each:
+    vectorised)."""
+    cdef Py_ssize_t total = 0, i = 0, j, end
+    cdef unsigned char block
+    while i < n:
+        end = i + 255 if i + 255 < n else n
+        block = 0
+        for j in range(i, end):
+            block += buf[j] == byte
+        total += block
+        i = end
+    return total
+
+
 def nesting_within(
     const unsigned char[::1] data,
     Py_ssize_t max_depth,
@@ -1301,11 +1316,17 @@ def nesting_within(
     names.keys = NULL; names.counts = NULL; names.flags = NULL; names.capacity = 0; names.size = 0
     cdef bytes row
     cdef list long_rows = [bytes(r) for r in svg_long_rows]
+    # every "<" starts at most one token, which raises the estimate by at most one: once the
+    # estimate plus the "<" left cannot pass max_depth, nothing is dropped
+    cdef Py_ssize_t left = _count_byte(buf, n, 60)
     try:
         while p < n:
+            if total + left <= max_depth:
+                return True
             found = <const unsigned char *> memchr(buf + p, 60, n - p)  # "<"
             if found == NULL:
                 break
+            left -= 1
             p = found - buf
             closing = p < last and buf[p + 1] == 47  # "/"
             na = p + 1 + closing
