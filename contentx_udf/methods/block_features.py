@@ -374,11 +374,6 @@ def _value_bits(key: tuple[str | None, ...]) -> int:
     return bits
 
 
-#: Bit set of each attribute values key of the compiled look-up (the non-empty values of
-#: ``_ATTRIBUTES`` joined by a space, UTF-8), the same bound.
-_RAW_VALUE_BITS: dict[bytes, int] = {}
-
-
 def _raw_value_bits(key: bytes) -> int:
     """:func:`_value_bits` of the compiled look-up's key (called on a cache miss of a non-ASCII
     key: the compiled look-up stores it)."""
@@ -393,9 +388,7 @@ def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> tup
     fast = _compiled_keywords()
     if fast is not None and root is not None and dom.size:  # one compiled walk, the wanted elements
         above_blocks = fast.ancestors_marked(dom.parent, first_nodes)
-        return fast.attribute_keys(
-            root.mem_id, dom.size, _RAW_VALUE_BITS, _raw_value_bits, _TOKEN_CACHE_SIZE, above_blocks
-        )
+        return fast.attribute_keys(root.mem_id, dom.size, _raw_value_bits, _TOKEN_CACHE_SIZE, above_blocks)
     own = np.zeros(dom.size, dtype=np.uint64)
     class_hash = np.zeros(dom.size, dtype=np.int64)
     if root is None or dom.size == 0:

@@ -342,6 +342,8 @@ def set_keywords(inside, exact):
     free(_exact)
     _inside, _exact, _exact_count = new_inside, new_exact, len(exact_pairs)
     _keywords_set = True
+    if _keys != NULL:
+        _keys_clear()  # (bits of the old tables)
 
 
 cdef uint64_t _token_bits(const unsigned char *token, Py_ssize_t length) noexcept nogil:
@@ -398,17 +400,94 @@ cdef uint32_t _class_hash(const unsigned char *data, size_t length) noexcept nog
     return <uint32_t> h if <uint32_t> h != 0 else 1
 
 
+cdef struct KeyEntry:
+    uint64_t hash  # 0: an empty slot
+    char *key
+    size_t length
+    uint64_t bits
+
+
+#: :func:`attribute_keys`'s cache: the keyword bits of every attribute values key seen (open
+#: addressing, keyed by the key's bytes), emptied when it holds ``cache_size`` keys and when the
+#: keyword tables change.
+cdef KeyEntry *_keys = NULL
+cdef size_t _keys_capacity = 0
+cdef size_t _keys_size = 0
+
+
+cdef inline uint64_t _bytes_hash(const unsigned char *data, size_t n) noexcept nogil:
+    """A 64-bit hash of ``data[:n]`` read 8 bytes at a time (never 0)."""
+    cdef uint64_t h = 0x9E3779B97F4A7C15ULL ^ n, word
+    cdef size_t i = 0
+    while i + 8 <= n:
+        memcpy(&word, data + i, 8)
+        h = (h ^ word) * 0xFF51AFD7ED558CCDULL
+        h ^= h >> 32
+        i += 8
+    word = 0
+    memcpy(&word, data + i, n - i)
+    h = (h ^ word) * 0xC4CEB9FE1A85EC53ULL
+    h ^= h >> 29
+    return h | 1
+
+
+cdef inline KeyEntry *_keys_slot(const char *key, size_t n, uint64_t h) noexcept nogil:
+    """The entry of ``key``, or the empty slot where it goes."""
+    cdef size_t mask = _keys_capacity - 1, j = (h >> 3) & mask
+    cdef KeyEntry *entry
+    while True:
+        entry = &_keys[j]
+        if entry.hash == 0 or (entry.hash == h and entry.length == n and memcmp(entry.key, key, n) == 0):
+            return entry
+        j = (j + 1) & mask
+
+
+cdef void _keys_clear() noexcept nogil:
+    global _keys_size
+    cdef size_t j
+    for j in range(_keys_capacity):
+        if _keys[j].hash:
+            free(_keys[j].key)
+    if _keys_capacity:
+        memset(_keys, 0, _keys_capacity * sizeof(KeyEntry))
+    _keys_size = 0
+
+
+def clear_key_cache():
+    """Empties :func:`attribute_keys`'s cache (benchmarks of a cold cache)."""
+    if _keys != NULL:
+        _keys_clear()
+
+
+cdef int _keys_grow() except -1:
+    """Doubles the table (at least 4,096 slots), moving the entries."""
+    global _keys, _keys_capacity
+    cdef size_t old_capacity = _keys_capacity, j
+    cdef KeyEntry *old = _keys
+    cdef size_t capacity = old_capacity * 2 if old_capacity else 4096
+    cdef KeyEntry *table = <KeyEntry *> calloc(capacity, sizeof(KeyEntry))
+    if table == NULL:
+        raise MemoryError()
+    _keys, _keys_capacity = table, capacity
+    for j in range(old_capacity):
+        if old[j].hash:
+            _keys_slot(old[j].key, old[j].length, old[j].hash)[0] = old[j]
+    free(old)
+    return 0
+
+
 def attribute_keys(
-    size_t root_address, Py_ssize_t nodes, dict cache, object miss, Py_ssize_t cache_size,
+    size_t root_address, Py_ssize_t nodes, object miss, Py_ssize_t cache_size,
     const unsigned char[::1] wanted=None,
 ):
     """``(bits, class_hash)`` over the first ``nodes`` nodes of :func:`walk`'s order: for each
-    element, ``cache[key]`` where ``key`` is its non-empty ``class``, ``id``, ``role``, ``itemprop``
+    element, the keyword bits of ``key``, its non-empty ``class``, ``id``, ``role``, ``itemprop``
     and ``itemtype`` values joined by a space (0 without any), and the hash of its class value (0
-    without one).  A key not in the cache gets its bits from the keyword tables
-    (:func:`set_keywords`) when it is ASCII, else from ``miss(key)``; it is stored (the cache is
-    emptied when it holds ``cache_size`` keys).  With ``wanted`` (a flag per node) only the
-    flagged elements are read (the others keep 0 and 0)."""
+    without one).  A key not in the cache (``_keys``: its bytes, not a ``bytes`` object and a dict
+    look-up per element) gets its bits from the keyword tables (:func:`set_keywords`) when it is
+    ASCII, else from ``miss(key)`` (``key`` as bytes); it is stored (the cache is emptied when it
+    holds ``cache_size`` keys).  With ``wanted`` (a flag per node) only the flagged elements are
+    read (the others keep 0 and 0)."""
     if not _keywords_set:
         raise RuntimeError("set_keywords() was not called")
     if _first_child == NULL:
@@ -433,8 +512,11 @@ def attribute_keys(
     cdef char *lowered = NULL
     cdef size_t lowered_capacity = 0
     cdef char *bigger
-    cdef PyObject *found
-    cdef bytes key
+    cdef KeyEntry *entry
+    cdef uint64_t key_hash
+    global _keys_size
+    if _keys == NULL:
+        _keys_grow()
     try:
         while node != NULL and count < nodes:
             if _tag_id(node) != COMMENT_TAG:
@@ -471,10 +553,10 @@ def attribute_keys(
                                     length += 1
                                 memcpy(key_buffer + length, values[k], lengths[k])
                                 length += lengths[k]
-                        key = PyBytes_FromStringAndSize(key_buffer, length)
-                        found = PyDict_GetItem(cache, key)
-                        if found != NULL:
-                            bits[count] = <uint64_t> <object> found
+                        key_hash = _bytes_hash(<const unsigned char *> key_buffer, length)
+                        entry = _keys_slot(key_buffer, length, key_hash)
+                        if entry.hash:
+                            bits[count] = entry.bits
                         else:
                             if length > lowered_capacity:
                                 bigger = <char *> realloc(lowered, length)
@@ -485,11 +567,21 @@ def attribute_keys(
                                 <const unsigned char *> key_buffer, length, <unsigned char *> lowered
                             )
                             if value_bits is None:
-                                value_bits = miss(key)
-                            if len(cache) >= cache_size:
-                                cache.clear()
-                            cache[key] = value_bits
+                                value_bits = miss(PyBytes_FromStringAndSize(key_buffer, length))
                             bits[count] = <uint64_t> value_bits
+                            if <Py_ssize_t> _keys_size >= cache_size:
+                                _keys_clear()
+                            if (_keys_size + 1) * 2 > _keys_capacity:
+                                _keys_grow()
+                            entry = _keys_slot(key_buffer, length, key_hash)
+                            entry.key = <char *> malloc(length)
+                            if entry.key == NULL:
+                                raise MemoryError()
+                            memcpy(entry.key, key_buffer, length)
+                            entry.length = length
+                            entry.bits = bits[count]
+                            entry.hash = key_hash
+                            _keys_size += 1
                         if lengths[0]:
                             hashes[count] = _class_hash(values[0], lengths[0])
                 count += 1

@@ -202,12 +202,22 @@ def test_keyword_bits_of_the_compiled_look_up_equal_the_python_rules():
     if fast is None:
         pytest.skip("compiled passes off")
     dom = doc.dom
-    bits, _ = fast.attribute_keys(doc.tree.body.mem_id, dom.size, {}, bf._raw_value_bits, 1000)
+    fast.clear_key_cache()
+    bits, _ = fast.attribute_keys(doc.tree.body.mem_id, dom.size, bf._raw_value_bits, 1000)
     divs = [i for i in range(dom.size) if dom.tag_id[i] == dom.tag_id[1]]
     assert len(divs) == len(CLASS_VALUES)
     expected = [bf._text_bits(v.strip() and v) for v in CLASS_VALUES]
     assert [int(b) for b in bits[divs]] == expected
     assert expected[0] and expected[12]  # (the look-up finds something: nav, comment)
+    # the same from the cache, and with a cache emptied every 3 keys (its table grown and emptied)
+    for cache_size in (1000, 3):
+        again, _ = fast.attribute_keys(doc.tree.body.mem_id, dom.size, bf._raw_value_bits, cache_size)
+        assert again.tolist() == bits.tolist()
+    many = "".join(f'<div class="x{k} nav"><p>x</p></div>' for k in range(5000))
+    doc = Document.parse(f"<html><body>{many}</body></html>")
+    for _ in range(2):  # (5,000 new keys, then all found)
+        bits, _ = fast.attribute_keys(doc.tree.body.mem_id, doc.dom.size, bf._raw_value_bits, 10_000)
+        assert set(bits[doc.dom.tag_id == dom.tag_id[1]].tolist()) == {bf._text_bits("x0 nav")}
 
 
 SEARCHED = [
@@ -832,8 +842,8 @@ def test_keyword_walk_of_the_wanted_elements_equals_the_masked_full_walk():
             wanted = fast.ancestors_marked(dom.parent, nodes.astype(np.int64))
             assert np.array_equal(wanted.view(bool), dom.subtree_sum(marks) > 0)
             root = doc.tree.body.mem_id
-            bits, hashes = fast.attribute_keys(root, dom.size, {}, bf._raw_value_bits, 1000)
-            some_bits, some_hashes = fast.attribute_keys(root, dom.size, {}, bf._raw_value_bits, 1000, wanted)
+            bits, hashes = fast.attribute_keys(root, dom.size, bf._raw_value_bits, 1000)
+            some_bits, some_hashes = fast.attribute_keys(root, dom.size, bf._raw_value_bits, 1000, wanted)
             flagged = wanted.view(bool)
             assert np.array_equal(some_bits, np.where(flagged, bits, 0).astype(np.uint64))
             assert np.array_equal(some_hashes, np.where(flagged, hashes, 0))
