@@ -1079,16 +1079,56 @@ def lower_texts(list texts):
 
 
 def text_repeats(list texts, double[::1] out):
-    """How many of ``texts`` equal each of them (``Counter(texts)[text]``), as floats in ``out``."""
-    cdef Py_ssize_t n = len(texts), i
-    cdef dict counts = {}
-    cdef PyObject *found
-    for i in range(n):
-        text = texts[i]
-        found = PyDict_GetItem(counts, text)
-        counts[text] = (<object> found) + 1 if found != NULL else 1
-    for i in range(n):
-        out[i] = <double> <object> PyDict_GetItem(counts, texts[i])
+    """How many of ``texts`` equal each of them (``Counter(texts)[text]``), as floats in ``out``:
+    one open-addressing table of the texts' code units (a ``str`` is canonical: equal texts have
+    the same kind, length and data), no dict and no ``str`` hash."""
+    cdef Py_ssize_t n = len(texts), i, r, capacity = 16, j, length
+    while capacity < 2 * n:
+        capacity *= 2
+    cdef size_t mask = capacity - 1
+    cdef int64_t *slot_text = <int64_t *> malloc(capacity * sizeof(int64_t))
+    cdef uint64_t *slot_hash = <uint64_t *> malloc(capacity * sizeof(uint64_t))
+    cdef int64_t *group = <int64_t *> malloc((n + 1) * 2 * sizeof(int64_t))
+    cdef int64_t *count
+    cdef int kind
+    cdef uint64_t h
+    cdef str text, other
+    try:
+        if slot_text == NULL or slot_hash == NULL or group == NULL:
+            raise MemoryError()
+        count = group + n + 1
+        memset(slot_text, 0xFF, capacity * sizeof(int64_t))  # (-1: empty)
+        for i in range(n):
+            text = texts[i]
+            kind = PyUnicode_KIND(text)
+            length = PyUnicode_GET_LENGTH(text)
+            h = _bytes_hash(<const unsigned char *> PyUnicode_DATA(text), length * kind) ^ <uint64_t> kind
+            j = (h >> 3) & mask
+            while True:
+                r = slot_text[j]
+                if r < 0:
+                    slot_text[j] = i
+                    slot_hash[j] = h
+                    group[i] = i
+                    count[i] = 1
+                    break
+                if slot_hash[j] == h:
+                    other = texts[r]
+                    if (
+                        PyUnicode_GET_LENGTH(other) == length and PyUnicode_KIND(other) == kind
+                        and memcmp(PyUnicode_DATA(other), PyUnicode_DATA(text), length * kind) == 0
+                    ):
+                        group[i] = r
+                        count[r] += 1
+                        break
+                j = (j + 1) & mask
+        for i in range(n):
+            out[i] = <double> count[group[i]]
+    finally:
+        free(slot_text)
+        free(slot_hash)
+        free(group)
+
 
 # --- text shape -------------------------------------------------------------------------
 
