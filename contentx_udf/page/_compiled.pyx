@@ -2124,6 +2124,54 @@ def window_columns(double[:, ::1] columns, const int64_t[::1] source, Py_ssize_t
 
 
 
+def best_set_share(
+    const double[::1] score, const unsigned char[::1] in_set, const int64_t[::1] parent,
+    const int64_t[::1] first, double[::1] out,
+):
+    """CoreEx's kept set as a column, when some score is finite (else False, ``out`` untouched):
+    ``best`` is ``argmax(score)`` (the first NaN when there is one, else the first maximum), and
+    ``out[k]`` is 1.0 when node ``first[k]`` is inside (or is) a child of ``best`` in ``in_set``,
+    else 0.0 (``block_features``' ``np.isfinite``, ``argmax``, ``within`` and ``take``)."""
+    cdef Py_ssize_t n = score.shape[0], i, best = 0, nan_at = -1
+    cdef bint finite = False
+    cdef double top, v
+    for i in range(n):
+        v = score[i]
+        if v != v:
+            if nan_at < 0:
+                nan_at = i
+        elif v != INFINITY and v != -INFINITY:
+            finite = True
+    if not finite:
+        return False
+    if nan_at >= 0:
+        best = nan_at
+    else:
+        top = score[0]
+        for i in range(1, n):
+            if score[i] > top:
+                best, top = i, score[i]
+    return _mark_best(in_set, parent, first, out, best)
+
+
+cdef bint _mark_best(
+    const unsigned char[::1] in_set, const int64_t[::1] parent, const int64_t[::1] first, double[::1] out,
+    Py_ssize_t best,
+) except -1:
+    cdef Py_ssize_t n = parent.shape[0], i, k
+    cdef unsigned char *inside = <unsigned char *> malloc(n if n else 1)
+    if inside == NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            inside[i] = (in_set[i] and parent[i] == best) or (parent[i] >= 0 and inside[parent[i]])
+        for k in range(first.shape[0]):
+            out[k] = 1.0 if inside[first[k]] else 0.0
+        return True
+    finally:
+        free(inside)
+
+
 def lineage(const int64_t[::1] parent0, const int64_t[::1] owner):
     """``(4, len(owner))``: the owners, their parents, grandparents and great-grandparents
     (``parent0``: the root is its own parent), one row each."""

@@ -26,7 +26,8 @@ _FUNCTIONS = (
     "remove_unseen", "find_all", "key_groups", "repeated_siblings", "block_columns", "smooth_columns",
     "window_columns", "cetd_counts", "children_sum", "subtree_argmax",
     "coreex_pass", "density_sum_select", "utf8_check", "block_runs", "non_space_chars",
-    "lineage", "lineage_columns", "composite_terms", "composite_finish", "density_sums", "template_smooth",
+    "lineage", "lineage_columns", "best_set_share", "composite_terms", "composite_finish", "density_sums",
+    "template_smooth",
     "node_views", "ancestors_marked", "first_text_of", "text_repeats", "lower_texts", "noscript_tags",
 )  # fmt: skip
 

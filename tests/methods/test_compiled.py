@@ -923,3 +923,28 @@ def test_lower_texts_of_the_compiled_pass_equal_str_lower():
         texts = ["".join(rng.choice(alphabet) for _ in range(size)) for size in sizes]
         assert same(fast.lower_texts(texts), texts)
     assert same(fast.lower_texts(["", "\ud800X", "ΟΔΟΣ ΟΔΟΣ."]), ["", "\ud800X", "ΟΔΟΣ ΟΔΟΣ."])
+
+
+def test_best_set_share_of_the_compiled_pass_equals_numpy():
+    """``best_set_share`` writes what ``np.isfinite``, ``argmax`` (NaN first), ``within`` and
+    ``take`` give, on random trees with infinite and NaN scores."""
+    fast = fast_module()
+    rng = np.random.default_rng(4)
+    for _ in range(2000):
+        n = int(rng.integers(1, 40))
+        parent = np.array([-1] + [int(rng.integers(0, i)) for i in range(1, n)], dtype=np.int64)
+        values = [0.5, 1.0, 2.0, -np.inf, np.inf, np.nan, 3.0]
+        score = rng.choice(values, size=n, p=[0.2, 0.2, 0.2, 0.2, 0.05, 0.05, 0.1]).astype(np.float64)
+        in_set = rng.random(n) < 0.5
+        first = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False)).astype(np.int64)
+        expected = np.zeros(first.size)
+        if np.isfinite(score).any():
+            members = (in_set & (parent == int(score.argmax()))).nonzero()[0]
+            inside = np.zeros(n, dtype=bool)
+            for i in range(n):
+                inside[i] = i in members or (parent[i] >= 0 and inside[parent[i]])
+            expected[:] = inside.take(first)
+        out = np.zeros(first.size)
+        found = fast.best_set_share(score, in_set.view(np.uint8), parent, first, out)
+        assert found == np.isfinite(score).any()
+        assert out.tolist() == expected.tolist()
