@@ -374,11 +374,6 @@ def _value_bits(key: tuple[str | None, ...]) -> int:
     return bits
 
 
-#: Bit set of each attribute values key of the compiled look-up (the non-empty values of
-#: ``_ATTRIBUTES`` joined by a space, UTF-8), the same bound.
-_RAW_VALUE_BITS: dict[bytes, int] = {}
-
-
 def _raw_value_bits(key: bytes) -> int:
     """:func:`_value_bits` of the compiled look-up's key (called on a cache miss of a non-ASCII
     key: the compiled look-up stores it)."""
@@ -393,9 +388,7 @@ def _keyword_bits(doc: Document, dom: DomArrays, first_nodes: np.ndarray) -> tup
     fast = _compiled_keywords()
     if fast is not None and root is not None and dom.size:  # one compiled walk, the wanted elements
         above_blocks = fast.ancestors_marked(dom.parent, first_nodes)
-        return fast.attribute_keys(
-            root.mem_id, dom.size, _RAW_VALUE_BITS, _raw_value_bits, _TOKEN_CACHE_SIZE, above_blocks
-        )
+        return fast.attribute_keys(root.mem_id, dom.size, _raw_value_bits, _TOKEN_CACHE_SIZE, above_blocks)
     own = np.zeros(dom.size, dtype=np.uint64)
     class_hash = np.zeros(dom.size, dtype=np.int64)
     if root is None or dom.size == 0:
@@ -807,11 +800,12 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
 
     # --- text shape (one pass over the code units of all block texts)
     texts = blocks.texts
-    joined = "\x00".join(texts)
     fast = compiled.module()
     if fast is not None:  # one compiled pass over the characters
         lengths, classes, ends_like_sentence = fast.text_shape(texts, _CLASS_OF, _SENTENCE_TAIL_U8, _CLASSES)
+        lowered = fast.lower_texts(texts)  # (the ASCII texts lowered without str.lower's table)
     else:
+        joined = "\x00".join(texts)
         lengths = np.fromiter(map(len, texts), np.float64, nb)
         codes = np.frombuffer(joined.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
         separators = codes == 0
@@ -820,8 +814,8 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
         classes = classes[: nb * _CLASSES].reshape(nb, _CLASSES).astype(np.float64)
         block_last = np.append(separators.nonzero()[0] - 1, codes.size - 1)  # (no block is empty)
         ends_like_sentence = _SENTENCE_TAIL.take(codes.take(block_last))
-    # one lower() for all: "\x00" is neither cased nor case-ignorable, so each block lowers alone
-    lowered = joined.lower().split("\x00")
+        # one lower() for all: "\x00" is neither cased nor case-ignorable, so each block lowers alone
+        lowered = joined.lower().split("\x00")
     title_words = set(_WORD_RE.findall((doc.title or "").lower()))
     if title_words:  # share of the title's words in each short block
         short = (lengths <= 200).nonzero()[0]
@@ -880,7 +874,9 @@ def block_features(doc: Document, *, noscript_view: bool = False) -> BlockFeatur
             set_text, repeats,
         )  # fmt: skip
         templates = _templates(dom, lineage, class_hash)
-    if np.isfinite(score).any():  # (CoreEx's set: settings.DEFAULTS["coreex"], shared through dom's cache)
+    if fast is not None:  # (the same in one compiled pass)
+        fast.best_set_share(score, in_set.view(np.uint8), dom.parent, first, columns[_COLUMN["in_coreex"]])
+    elif np.isfinite(score).any():  # (CoreEx's set: settings.DEFAULTS["coreex"], shared through dom's cache)
         best = int(score.argmax())
         members = (in_set & (dom.parent == best)).nonzero()[0]
         put("in_coreex", dom.within(members).take(first))

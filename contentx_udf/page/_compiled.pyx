@@ -21,6 +21,7 @@ header and no struct layout is compiled in.
 """
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.unicode cimport PyUnicode_DecodeUTF8
 from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.ref cimport PyObject
 from libc.stdint cimport int64_t, uint32_t, uint64_t, uintptr_t
@@ -172,8 +173,24 @@ def walk(size_t root_address, Py_ssize_t max_nodes):
     """``(tag_id, parent, end, depth, parent_mem, truncated)`` of the first ``max_nodes`` nodes
     (comments left out) of the subtree at ``root_address``, in pre-order; ``truncated`` when more
     nodes follow.  ``parent_mem`` is the Lexbor address of each node's parent (-1 for the root)."""
+    return _walk(root_address, max_nodes, False)[:6]
+
+
+def walk_texts(size_t root_address, Py_ssize_t max_nodes):
+    """:func:`walk` and, as a seventh item, the text of every text node in document order (its
+    character data, decoded as UTF-8): what ``text(separator="\\x00")`` of the root split on NULs
+    gives, without building and splitting the joined text.  None instead of the list when that
+    could differ: a text node without data (Lexbor's text walk skips it), one holding a NUL or
+    invalid UTF-8, or a truncated walk."""
+    return _walk(root_address, max_nodes, True)
+
+
+cdef tuple _walk(size_t root_address, Py_ssize_t max_nodes, bint with_texts):
     if _first_child == NULL:
         raise OSError("bind() was not called")
+    cdef list texts = [] if with_texts else None
+    cdef const unsigned char *data
+    cdef size_t length
     cdef void *root = <void *> root_address
     cdef void *node = root
     cdef void *child
@@ -200,6 +217,15 @@ def walk(size_t root_address, Py_ssize_t max_nodes):
                 _push(&depths, stack_index.size)
                 _push(&ends, count + 1)
                 count += 1
+                if tag == TEXT_TAG and texts is not None:
+                    data = _text_content(node, &length)
+                    if data == NULL or memchr(data, 0, length) != NULL:
+                        texts = None
+                    else:
+                        try:
+                            texts.append(PyUnicode_DecodeUTF8(<const char *> data, length, NULL))
+                        except UnicodeDecodeError:
+                            texts = None
                 child = _first_child(node)
                 if child != NULL:
                     _push(&stack_nodes, <int64_t> <uintptr_t> node)
@@ -214,11 +240,39 @@ def walk(size_t root_address, Py_ssize_t max_nodes):
             ends.data[stack_index.data[stack_index.size]] = count
         return (
             _to_array(&tags), _to_array(&parents), _to_array(&ends), _to_array(&depths),
-            _to_array(&parent_mem), truncated,
+            _to_array(&parent_mem), truncated, None if truncated else texts,
         )
     finally:
         free(tags.data); free(parents.data); free(ends.data); free(depths.data)
         free(parent_mem.data); free(stack_nodes.data); free(stack_index.data)
+
+
+def first_text_of(size_t root_address, uintptr_t tag):
+    """The text of the first element (pre-order, ``root`` included) with the Lexbor tag id ``tag``
+    in the subtree at ``root_address``: the data of its text nodes joined, decoded as UTF-8 with
+    "replace" (selectolax's ``text()`` of the first node ``tags(name)`` finds); None without one."""
+    if _first_child == NULL:
+        raise OSError("bind() was not called")
+    cdef void *root = <void *> root_address
+    cdef void *node = root
+    while node != NULL and not (_tag_id(node) == tag and _node_type(node) == 1):
+        node = _next_in_order(node, root)
+    if node == NULL:
+        return None
+    cdef void *top = node
+    cdef const unsigned char *data
+    cdef size_t length
+    cdef bytearray joined = bytearray()
+    node = _first_child(top)
+    if node == NULL:
+        return ""
+    while node != NULL:
+        if _tag_id(node) == TEXT_TAG:
+            data = _text_content(node, &length)
+            if data != NULL:
+                joined += (<const char *> data)[:length]
+        node = _next_in_order(node, top)
+    return joined.decode("utf-8", "replace")
 
 
 cdef int ELEMENT_NODE = 1
@@ -288,6 +342,8 @@ def set_keywords(inside, exact):
     free(_exact)
     _inside, _exact, _exact_count = new_inside, new_exact, len(exact_pairs)
     _keywords_set = True
+    if _keys != NULL:
+        _keys_clear()  # (bits of the old tables)
 
 
 cdef uint64_t _token_bits(const unsigned char *token, Py_ssize_t length) noexcept nogil:
@@ -344,17 +400,94 @@ cdef uint32_t _class_hash(const unsigned char *data, size_t length) noexcept nog
     return <uint32_t> h if <uint32_t> h != 0 else 1
 
 
+cdef struct KeyEntry:
+    uint64_t hash  # 0: an empty slot
+    char *key
+    size_t length
+    uint64_t bits
+
+
+#: :func:`attribute_keys`'s cache: the keyword bits of every attribute values key seen (open
+#: addressing, keyed by the key's bytes), emptied when it holds ``cache_size`` keys and when the
+#: keyword tables change.
+cdef KeyEntry *_keys = NULL
+cdef size_t _keys_capacity = 0
+cdef size_t _keys_size = 0
+
+
+cdef inline uint64_t _bytes_hash(const unsigned char *data, size_t n) noexcept nogil:
+    """A 64-bit hash of ``data[:n]`` read 8 bytes at a time (never 0)."""
+    cdef uint64_t h = 0x9E3779B97F4A7C15ULL ^ n, word
+    cdef size_t i = 0
+    while i + 8 <= n:
+        memcpy(&word, data + i, 8)
+        h = (h ^ word) * 0xFF51AFD7ED558CCDULL
+        h ^= h >> 32
+        i += 8
+    word = 0
+    memcpy(&word, data + i, n - i)
+    h = (h ^ word) * 0xC4CEB9FE1A85EC53ULL
+    h ^= h >> 29
+    return h | 1
+
+
+cdef inline KeyEntry *_keys_slot(const char *key, size_t n, uint64_t h) noexcept nogil:
+    """The entry of ``key``, or the empty slot where it goes."""
+    cdef size_t mask = _keys_capacity - 1, j = (h >> 3) & mask
+    cdef KeyEntry *entry
+    while True:
+        entry = &_keys[j]
+        if entry.hash == 0 or (entry.hash == h and entry.length == n and memcmp(entry.key, key, n) == 0):
+            return entry
+        j = (j + 1) & mask
+
+
+cdef void _keys_clear() noexcept nogil:
+    global _keys_size
+    cdef size_t j
+    for j in range(_keys_capacity):
+        if _keys[j].hash:
+            free(_keys[j].key)
+    if _keys_capacity:
+        memset(_keys, 0, _keys_capacity * sizeof(KeyEntry))
+    _keys_size = 0
+
+
+def clear_key_cache():
+    """Empties :func:`attribute_keys`'s cache (benchmarks of a cold cache)."""
+    if _keys != NULL:
+        _keys_clear()
+
+
+cdef int _keys_grow() except -1:
+    """Doubles the table (at least 4,096 slots), moving the entries."""
+    global _keys, _keys_capacity
+    cdef size_t old_capacity = _keys_capacity, j
+    cdef KeyEntry *old = _keys
+    cdef size_t capacity = old_capacity * 2 if old_capacity else 4096
+    cdef KeyEntry *table = <KeyEntry *> calloc(capacity, sizeof(KeyEntry))
+    if table == NULL:
+        raise MemoryError()
+    _keys, _keys_capacity = table, capacity
+    for j in range(old_capacity):
+        if old[j].hash:
+            _keys_slot(old[j].key, old[j].length, old[j].hash)[0] = old[j]
+    free(old)
+    return 0
+
+
 def attribute_keys(
-    size_t root_address, Py_ssize_t nodes, dict cache, object miss, Py_ssize_t cache_size,
+    size_t root_address, Py_ssize_t nodes, object miss, Py_ssize_t cache_size,
     const unsigned char[::1] wanted=None,
 ):
     """``(bits, class_hash)`` over the first ``nodes`` nodes of :func:`walk`'s order: for each
-    element, ``cache[key]`` where ``key`` is its non-empty ``class``, ``id``, ``role``, ``itemprop``
+    element, the keyword bits of ``key``, its non-empty ``class``, ``id``, ``role``, ``itemprop``
     and ``itemtype`` values joined by a space (0 without any), and the hash of its class value (0
-    without one).  A key not in the cache gets its bits from the keyword tables
-    (:func:`set_keywords`) when it is ASCII, else from ``miss(key)``; it is stored (the cache is
-    emptied when it holds ``cache_size`` keys).  With ``wanted`` (a flag per node) only the
-    flagged elements are read (the others keep 0 and 0)."""
+    without one).  A key not in the cache (``_keys``: its bytes, not a ``bytes`` object and a dict
+    look-up per element) gets its bits from the keyword tables (:func:`set_keywords`) when it is
+    ASCII, else from ``miss(key)`` (``key`` as bytes); it is stored (the cache is emptied when it
+    holds ``cache_size`` keys).  With ``wanted`` (a flag per node) only the flagged elements are
+    read (the others keep 0 and 0)."""
     if not _keywords_set:
         raise RuntimeError("set_keywords() was not called")
     if _first_child == NULL:
@@ -379,8 +512,11 @@ def attribute_keys(
     cdef char *lowered = NULL
     cdef size_t lowered_capacity = 0
     cdef char *bigger
-    cdef PyObject *found
-    cdef bytes key
+    cdef KeyEntry *entry
+    cdef uint64_t key_hash
+    global _keys_size
+    if _keys == NULL:
+        _keys_grow()
     try:
         while node != NULL and count < nodes:
             if _tag_id(node) != COMMENT_TAG:
@@ -417,10 +553,10 @@ def attribute_keys(
                                     length += 1
                                 memcpy(key_buffer + length, values[k], lengths[k])
                                 length += lengths[k]
-                        key = PyBytes_FromStringAndSize(key_buffer, length)
-                        found = PyDict_GetItem(cache, key)
-                        if found != NULL:
-                            bits[count] = <uint64_t> <object> found
+                        key_hash = _bytes_hash(<const unsigned char *> key_buffer, length)
+                        entry = _keys_slot(key_buffer, length, key_hash)
+                        if entry.hash:
+                            bits[count] = entry.bits
                         else:
                             if length > lowered_capacity:
                                 bigger = <char *> realloc(lowered, length)
@@ -431,11 +567,21 @@ def attribute_keys(
                                 <const unsigned char *> key_buffer, length, <unsigned char *> lowered
                             )
                             if value_bits is None:
-                                value_bits = miss(key)
-                            if len(cache) >= cache_size:
-                                cache.clear()
-                            cache[key] = value_bits
+                                value_bits = miss(PyBytes_FromStringAndSize(key_buffer, length))
                             bits[count] = <uint64_t> value_bits
+                            if <Py_ssize_t> _keys_size >= cache_size:
+                                _keys_clear()
+                            if (_keys_size + 1) * 2 > _keys_capacity:
+                                _keys_grow()
+                            entry = _keys_slot(key_buffer, length, key_hash)
+                            entry.key = <char *> malloc(length)
+                            if entry.key == NULL:
+                                raise MemoryError()
+                            memcpy(entry.key, key_buffer, length)
+                            entry.length = length
+                            entry.bits = bits[count]
+                            entry.hash = key_hash
+                            _keys_size += 1
                         if lengths[0]:
                             hashes[count] = _class_hash(values[0], lengths[0])
                 count += 1
@@ -867,17 +1013,122 @@ def word_hits(list texts, object words):
 
 
 
-def text_repeats(list texts, double[::1] out):
-    """How many of ``texts`` equal each of them (``Counter(texts)[text]``), as floats in ``out``."""
-    cdef Py_ssize_t n = len(texts), i
-    cdef dict counts = {}
-    cdef PyObject *found
+cdef extern from "Python.h":
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+    bint PyUnicode_IS_ASCII(object text)
+    unsigned char *PyUnicode_1BYTE_DATA(object text)
+
+
+cdef void _ascii_lower(const unsigned char *src, unsigned char *dst, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef unsigned char c
+    for i in range(n):  # (no branch: vectorised)
+        c = src[i]
+        dst[i] = c + ((<unsigned char> (c - 65) < 26) << 5)
+
+
+cdef extern from "Python.h":
+    Py_UCS4 Py_UNICODE_TOLOWER(Py_UCS4 ch)
+
+
+cdef object _wide_lower(str text, Py_ssize_t length):
+    """``text.lower()`` of a non-ASCII ``text`` without U+0130 (the one character whose full lower
+    case is two) and U+03A3 (whose lower case depends on its neighbours): every other character
+    lowers alone to the one character ``Py_UNICODE_TOLOWER`` gives (ASCII ones by arithmetic); the
+    result is made canonical (its widest character decides its kind).  None when ``text`` holds
+    one of the two."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_UCS4 *buffer = <Py_UCS4 *> malloc(length * sizeof(Py_UCS4))
+    cdef Py_ssize_t i
+    cdef uint32_t c
+    if buffer == NULL:
+        raise MemoryError()
+    try:
+        for i in range(length):
+            c = <uint32_t> PyUnicode_READ(kind, data, i)
+            if c < 128:
+                buffer[i] = <Py_UCS4> (c + ((<uint32_t> (c - 65) < 26) << 5))
+            elif c == 0x130 or c == 0x3A3:
+                return None
+            else:
+                buffer[i] = Py_UNICODE_TOLOWER(<Py_UCS4> c)
+        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buffer, length)
+    finally:
+        free(buffer)
+
+
+def lower_texts(list texts):
+    """``[t.lower() for t in texts]``: an ASCII text lowered by a branch-free byte loop, another
+    character by character (:func:`_wide_lower`) unless it needs ``str.lower``'s context rules."""
+    cdef Py_ssize_t n = len(texts), i, length
+    cdef list out = [None] * n
+    cdef str text
     for i in range(n):
         text = texts[i]
-        found = PyDict_GetItem(counts, text)
-        counts[text] = (<object> found) + 1 if found != NULL else 1
-    for i in range(n):
-        out[i] = <double> <object> PyDict_GetItem(counts, texts[i])
+        length = PyUnicode_GET_LENGTH(text)
+        if length and PyUnicode_IS_ASCII(text):
+            lowered = PyUnicode_New(length, 127)
+            _ascii_lower(PyUnicode_1BYTE_DATA(text), PyUnicode_1BYTE_DATA(lowered), length)
+        else:
+            lowered = _wide_lower(text, length) if length else text
+            if lowered is None:
+                lowered = text.lower()
+        out[i] = lowered
+    return out
+
+
+def text_repeats(list texts, double[::1] out):
+    """How many of ``texts`` equal each of them (``Counter(texts)[text]``), as floats in ``out``:
+    one open-addressing table of the texts' code units (a ``str`` is canonical: equal texts have
+    the same kind, length and data), no dict and no ``str`` hash."""
+    cdef Py_ssize_t n = len(texts), i, r, capacity = 16, j, length
+    while capacity < 2 * n:
+        capacity *= 2
+    cdef size_t mask = capacity - 1
+    cdef int64_t *slot_text = <int64_t *> malloc(capacity * sizeof(int64_t))
+    cdef uint64_t *slot_hash = <uint64_t *> malloc(capacity * sizeof(uint64_t))
+    cdef int64_t *group = <int64_t *> malloc((n + 1) * 2 * sizeof(int64_t))
+    cdef int64_t *count
+    cdef int kind
+    cdef uint64_t h
+    cdef str text, other
+    try:
+        if slot_text == NULL or slot_hash == NULL or group == NULL:
+            raise MemoryError()
+        count = group + n + 1
+        memset(slot_text, 0xFF, capacity * sizeof(int64_t))  # (-1: empty)
+        for i in range(n):
+            text = texts[i]
+            kind = PyUnicode_KIND(text)
+            length = PyUnicode_GET_LENGTH(text)
+            h = _bytes_hash(<const unsigned char *> PyUnicode_DATA(text), length * kind) ^ <uint64_t> kind
+            j = (h >> 3) & mask
+            while True:
+                r = slot_text[j]
+                if r < 0:
+                    slot_text[j] = i
+                    slot_hash[j] = h
+                    group[i] = i
+                    count[i] = 1
+                    break
+                if slot_hash[j] == h:
+                    other = texts[r]
+                    if (
+                        PyUnicode_GET_LENGTH(other) == length and PyUnicode_KIND(other) == kind
+                        and memcmp(PyUnicode_DATA(other), PyUnicode_DATA(text), length * kind) == 0
+                    ):
+                        group[i] = r
+                        count[r] += 1
+                        break
+                j = (j + 1) & mask
+        for i in range(n):
+            out[i] = <double> count[group[i]]
+    finally:
+        free(slot_text)
+        free(slot_hash)
+        free(group)
+
 
 # --- text shape -------------------------------------------------------------------------
 
@@ -1148,6 +1399,21 @@ cdef Py_ssize_t _short_slot(
     return j
 
 
+cdef Py_ssize_t _count_byte(const unsigned char *buf, Py_ssize_t n, unsigned char byte) noexcept nogil:
+    """How many bytes of ``buf[:n]`` equal ``byte`` (in blocks of 255 counted in one byte each:
+    vectorised)."""
+    cdef Py_ssize_t total = 0, i = 0, j, end
+    cdef unsigned char block
+    while i < n:
+        end = i + 255 if i + 255 < n else n
+        block = 0
+        for j in range(i, end):
+            block += buf[j] == byte
+        total += block
+        i = end
+    return total
+
+
 def nesting_within(
     const unsigned char[::1] data,
     Py_ssize_t max_depth,
@@ -1182,11 +1448,17 @@ def nesting_within(
     names.keys = NULL; names.counts = NULL; names.flags = NULL; names.capacity = 0; names.size = 0
     cdef bytes row
     cdef list long_rows = [bytes(r) for r in svg_long_rows]
+    # every "<" starts at most one token, which raises the estimate by at most one: once the
+    # estimate plus the "<" left cannot pass max_depth, nothing is dropped
+    cdef Py_ssize_t left = _count_byte(buf, n, 60)
     try:
         while p < n:
+            if total + left <= max_depth:
+                return True
             found = <const unsigned char *> memchr(buf + p, 60, n - p)  # "<"
             if found == NULL:
                 break
+            left -= 1
             p = found - buf
             closing = p < last and buf[p + 1] == 47  # "/"
             na = p + 1 + closing
@@ -1850,6 +2122,54 @@ def window_columns(double[:, ::1] columns, const int64_t[::1] source, Py_ssize_t
                     if 0 <= i + offset < nb:
                         columns[dest, i] = columns[source[f], i + offset]
 
+
+
+def best_set_share(
+    const double[::1] score, const unsigned char[::1] in_set, const int64_t[::1] parent,
+    const int64_t[::1] first, double[::1] out,
+):
+    """CoreEx's kept set as a column, when some score is finite (else False, ``out`` untouched):
+    ``best`` is ``argmax(score)`` (the first NaN when there is one, else the first maximum), and
+    ``out[k]`` is 1.0 when node ``first[k]`` is inside (or is) a child of ``best`` in ``in_set``,
+    else 0.0 (``block_features``' ``np.isfinite``, ``argmax``, ``within`` and ``take``)."""
+    cdef Py_ssize_t n = score.shape[0], i, best = 0, nan_at = -1
+    cdef bint finite = False
+    cdef double top, v
+    for i in range(n):
+        v = score[i]
+        if v != v:
+            if nan_at < 0:
+                nan_at = i
+        elif v != INFINITY and v != -INFINITY:
+            finite = True
+    if not finite:
+        return False
+    if nan_at >= 0:
+        best = nan_at
+    else:
+        top = score[0]
+        for i in range(1, n):
+            if score[i] > top:
+                best, top = i, score[i]
+    return _mark_best(in_set, parent, first, out, best)
+
+
+cdef bint _mark_best(
+    const unsigned char[::1] in_set, const int64_t[::1] parent, const int64_t[::1] first, double[::1] out,
+    Py_ssize_t best,
+) except -1:
+    cdef Py_ssize_t n = parent.shape[0], i, k
+    cdef unsigned char *inside = <unsigned char *> malloc(n if n else 1)
+    if inside == NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            inside[i] = (in_set[i] and parent[i] == best) or (parent[i] >= 0 and inside[parent[i]])
+        for k in range(first.shape[0]):
+            out[k] = 1.0 if inside[first[k]] else 0.0
+        return True
+    finally:
+        free(inside)
 
 
 def lineage(const int64_t[::1] parent0, const int64_t[::1] owner):

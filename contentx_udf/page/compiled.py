@@ -20,13 +20,15 @@ _module: ModuleType | None = None
 _reason = ""
 #: What the Python code calls (an extension built from an older .pyx lacks some).
 _FUNCTIONS = (
-    "bind", "walk", "attribute_keys", "set_keywords", "tree_scores", "or_down", "nearest_marked", "within",
-    "block_texts", "word_hits", "text_shape", "text_counts", "nesting_within",
+    "bind", "walk", "walk_texts", "attribute_keys", "clear_key_cache", "set_keywords", "tree_scores",
+    "or_down", "nearest_marked", "within", "block_texts", "word_hits", "text_shape", "text_counts",
+    "nesting_within",
     "remove_unseen", "find_all", "key_groups", "repeated_siblings", "block_columns", "smooth_columns",
     "window_columns", "cetd_counts", "children_sum", "subtree_argmax",
     "coreex_pass", "density_sum_select", "utf8_check", "block_runs", "non_space_chars",
-    "lineage", "lineage_columns", "composite_terms", "composite_finish", "density_sums", "template_smooth",
-    "node_views", "ancestors_marked", "text_repeats", "noscript_tags",
+    "lineage", "lineage_columns", "best_set_share", "composite_terms", "composite_finish", "density_sums",
+    "template_smooth",
+    "node_views", "ancestors_marked", "first_text_of", "text_repeats", "lower_texts", "noscript_tags",
 )  # fmt: skip
 
 

@@ -274,6 +274,23 @@ def _clean(tree) -> int:
     return _remove_unseen(body if body is not None else tree, body)
 
 
+_TITLE_TAG_ID = int(tag_ids(["title"])[0])
+
+
+def _title(tree) -> str | None:
+    """The text of the first ``<title>`` in document order, whitespace collapsed (None without one):
+    the compiled walk from ``<html>`` that stops there, or ``tags``, Lexbor's walk by tag name over
+    the whole tree (the node ``css_first("title")`` finds without compiling a selector)."""
+    fast = compiled.module()
+    if fast is not None:
+        root = tree.root
+        text = fast.first_text_of(root.mem_id, _TITLE_TAG_ID) if root is not None else None
+    else:
+        titles = tree.tags("title")
+        text = titles[0].text() if titles else None
+    return " ".join(text.split()) if text is not None else None
+
+
 def _remove_unseen(scope, body) -> int:
     """Remove the removed tags and the hidden elements under ``scope`` (later nodes first, so no
     node is removed after its subtree was freed), except hidden page content that a script shows
@@ -744,11 +761,14 @@ def _text_nodes(root, n_text: int, truncated: bool) -> tuple[list[str], str] | N
 
 def _flatten_compiled(fast, root, max_nodes: int) -> DomArrays:
     """:func:`flatten_dom` with the node arrays from the compiled walk (``fast.walk``)."""
-    tag_id, parent, end, depth, parent_mem, truncated = fast.walk(root.mem_id, max_nodes)
+    tag_id, parent, end, depth, parent_mem, truncated, text_list = fast.walk_texts(root.mem_id, max_nodes)
     if tag_id.size == 0:
         return _empty_dom()
     views = fast.node_views(tag_id, parent, end, _BLOCK_TABLE_U8)
-    texts = _text_nodes(root, len(views[1]), bool(truncated))
+    if text_list is not None and len(text_list) == len(views[1]):  # (the walk read the texts)
+        texts = text_list, "\x00".join(text_list)
+    else:  # (a text node the walk could not read as Lexbor's text walk does)
+        texts = _text_nodes(root, len(views[1]), bool(truncated))
     if texts is None:
         return _flatten_slow(root, max_nodes)
     text_list, joined = texts
@@ -926,10 +946,7 @@ class Document:
         """The document of the bounded page ``text`` whose UTF-8 is ``data`` (``exact``: exactly
         its encoding; ``text`` None: ``data`` decoded), parsed and cleaned."""
         tree = LexborHTMLParser(data)
-        # the first <title> in document order (``tags``: Lexbor's walk by tag name, the node
-        # ``css_first("title")`` finds without compiling a selector)
-        titles = tree.tags("title")
-        title = " ".join(titles[0].text().split()) if titles else None
+        title = _title(tree)
         # Only <body> is ever read (or the whole tree when there is none): one selector walk
         # there finds the removed tags and the hidden elements (<body> itself included); the
         # later nodes (descendants) go first, so no node is removed after its subtree was freed.

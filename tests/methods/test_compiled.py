@@ -202,12 +202,22 @@ def test_keyword_bits_of_the_compiled_look_up_equal_the_python_rules():
     if fast is None:
         pytest.skip("compiled passes off")
     dom = doc.dom
-    bits, _ = fast.attribute_keys(doc.tree.body.mem_id, dom.size, {}, bf._raw_value_bits, 1000)
+    fast.clear_key_cache()
+    bits, _ = fast.attribute_keys(doc.tree.body.mem_id, dom.size, bf._raw_value_bits, 1000)
     divs = [i for i in range(dom.size) if dom.tag_id[i] == dom.tag_id[1]]
     assert len(divs) == len(CLASS_VALUES)
     expected = [bf._text_bits(v.strip() and v) for v in CLASS_VALUES]
     assert [int(b) for b in bits[divs]] == expected
     assert expected[0] and expected[12]  # (the look-up finds something: nav, comment)
+    # the same from the cache, and with a cache emptied every 3 keys (its table grown and emptied)
+    for cache_size in (1000, 3):
+        again, _ = fast.attribute_keys(doc.tree.body.mem_id, dom.size, bf._raw_value_bits, cache_size)
+        assert again.tolist() == bits.tolist()
+    many = "".join(f'<div class="x{k} nav"><p>x</p></div>' for k in range(5000))
+    doc = Document.parse(f"<html><body>{many}</body></html>")
+    for _ in range(2):  # (5,000 new keys, then all found)
+        bits, _ = fast.attribute_keys(doc.tree.body.mem_id, doc.dom.size, bf._raw_value_bits, 10_000)
+        assert set(bits[doc.dom.tag_id == dom.tag_id[1]].tolist()) == {bf._text_bits("x0 nav")}
 
 
 SEARCHED = [
@@ -832,8 +842,8 @@ def test_keyword_walk_of_the_wanted_elements_equals_the_masked_full_walk():
             wanted = fast.ancestors_marked(dom.parent, nodes.astype(np.int64))
             assert np.array_equal(wanted.view(bool), dom.subtree_sum(marks) > 0)
             root = doc.tree.body.mem_id
-            bits, hashes = fast.attribute_keys(root, dom.size, {}, bf._raw_value_bits, 1000)
-            some_bits, some_hashes = fast.attribute_keys(root, dom.size, {}, bf._raw_value_bits, 1000, wanted)
+            bits, hashes = fast.attribute_keys(root, dom.size, bf._raw_value_bits, 1000)
+            some_bits, some_hashes = fast.attribute_keys(root, dom.size, bf._raw_value_bits, 1000, wanted)
             flagged = wanted.view(bool)
             assert np.array_equal(some_bits, np.where(flagged, bits, 0).astype(np.uint64))
             assert np.array_equal(some_hashes, np.where(flagged, hashes, 0))
@@ -855,3 +865,86 @@ def test_text_repeats_of_the_compiled_pass_equal_the_counter():
         fast.text_repeats(texts, out)
         counts = Counter(texts)
         assert out.tolist() == [float(counts[t]) for t in texts]
+
+
+ODD_TITLES = (
+    "",
+    "<p>no title",
+    "<title></title>",
+    "<body><svg><title>A <b>x</b> b</title></svg><title>t</title>",
+    "<title>a &amp;  b\n</title>",
+    "<!-- <title>no</title> --><p><title>in body</title>",
+    "<template><title>t</title></template><title>u</title>",
+    "<html><head><TITLE> x\n y </TITLE>",
+    "<title>é 😀 x</title>",
+)
+
+
+def test_the_title_and_text_nodes_of_the_compiled_walks_equal_selectolax():
+    """``first_text_of`` gives the text of the first node ``tags("title")`` finds, and
+    ``walk_texts`` the text nodes ``text(separator="\\x00")`` joins, on odd and real pages."""
+    from contentx_udf.page.document import _TITLE_TAG_ID, _text_nodes
+
+    fast = fast_module()
+    pages = [p.encode() for p in ODD_TITLES] + real_pages(200)
+    for page in pages:
+        tree = LexborHTMLParser(page)
+        titles = tree.tags("title")
+        expected = titles[0].text() if titles else None
+        assert fast.first_text_of(tree.root.mem_id, _TITLE_TAG_ID) == expected
+        root = tree.body
+        walked = fast.walk_texts(root.mem_id, 200_000)
+        assert [a.tolist() for a in walked[:5]] == [a.tolist() for a in fast.walk(root.mem_id, 200_000)[:5]]
+        old = _text_nodes(root, int((walked[0] == 2).sum()), False)
+        assert walked[6] == (old[0] if old is not None else None)
+    tree = LexborHTMLParser(TRICKY)
+    assert fast.walk_texts(tree.body.mem_id, 5)[5:] == (True, None)  # (truncated: read by selectolax)
+
+
+def test_lower_texts_of_the_compiled_pass_equal_str_lower():
+    """``lower_texts`` gives ``str.lower`` of every text (the same string, of the same kind): every
+    code point alone and beside ASCII, Latin-1 and wider ones, and random mixes with the context
+    rules' capital sigma and dotted capital I."""
+    import sys
+
+    fast = fast_module()
+
+    def same(got: list[str], texts: list[str]) -> bool:
+        pairs = zip(got, texts, strict=True)
+        return all(g == t.lower() and sys.getsizeof(g) == sys.getsizeof(t.lower()) for g, t in pairs)
+
+    points = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    for group in (points, ["a" + c for c in points], [c + "é" for c in points], ["’" + c for c in points]):
+        assert same(fast.lower_texts(group), group)
+    rng = random.Random(5)
+    alphabet = "aZ@[`{ 09\x7fAbCdEfXyZİΣσςÉ😀ßÅKΩ’Àÿ\u0100"
+    for _ in range(5000):
+        sizes = [rng.randrange(30) for _ in range(rng.randrange(5))]
+        texts = ["".join(rng.choice(alphabet) for _ in range(size)) for size in sizes]
+        assert same(fast.lower_texts(texts), texts)
+    assert same(fast.lower_texts(["", "\ud800X", "ΟΔΟΣ ΟΔΟΣ."]), ["", "\ud800X", "ΟΔΟΣ ΟΔΟΣ."])
+
+
+def test_best_set_share_of_the_compiled_pass_equals_numpy():
+    """``best_set_share`` writes what ``np.isfinite``, ``argmax`` (NaN first), ``within`` and
+    ``take`` give, on random trees with infinite and NaN scores."""
+    fast = fast_module()
+    rng = np.random.default_rng(4)
+    for _ in range(2000):
+        n = int(rng.integers(1, 40))
+        parent = np.array([-1] + [int(rng.integers(0, i)) for i in range(1, n)], dtype=np.int64)
+        values = [0.5, 1.0, 2.0, -np.inf, np.inf, np.nan, 3.0]
+        score = rng.choice(values, size=n, p=[0.2, 0.2, 0.2, 0.2, 0.05, 0.05, 0.1]).astype(np.float64)
+        in_set = rng.random(n) < 0.5
+        first = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False)).astype(np.int64)
+        expected = np.zeros(first.size)
+        if np.isfinite(score).any():
+            members = (in_set & (parent == int(score.argmax()))).nonzero()[0]
+            inside = np.zeros(n, dtype=bool)
+            for i in range(n):
+                inside[i] = i in members or (parent[i] >= 0 and inside[parent[i]])
+            expected[:] = inside.take(first)
+        out = np.zeros(first.size)
+        found = fast.best_set_share(score, in_set.view(np.uint8), parent, first, out)
+        assert found == np.isfinite(score).any()
+        assert out.tolist() == expected.tolist()
