@@ -910,8 +910,16 @@ def test_lower_texts_of_the_compiled_pass_equal_str_lower():
     fast = fast_module()
 
     def same(got: list[str], texts: list[str]) -> bool:
-        pairs = zip(got, texts, strict=True)
-        return all(g == t.lower() and sys.getsizeof(g) == sys.getsizeof(t.lower()) for g, t in pairs)
+        for g, t in zip(got, texts, strict=True):
+            want = t.lower()
+            if g != want:
+                return False
+            # (CPython's cached one-character strings may also hold their UTF-8 form, which
+            # sys.getsizeof counts: for them, only a wider kind than the canonical one shows)
+            size, wanted = sys.getsizeof(g), sys.getsizeof(want)
+            if size > wanted or (len(g) > 1 and size != wanted):
+                return False
+        return True
 
     points = [chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000]
     for group in (points, ["a" + c for c in points], [c + "é" for c in points], ["’" + c for c in points]):
