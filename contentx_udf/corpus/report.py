@@ -149,19 +149,11 @@ def start_plots(entries: dict[str, Any]) -> Future:
     """:func:`render_plots` of ``entries`` in a background thread: the job's last counting jobs
     run meanwhile (the driver mostly waits on Spark there), and :func:`write_report` takes the
     result.  ``entries`` are copied, so the caller may go on changing its own."""
-    import threading
+    from ..spark import background
 
-    future: Future = Future()
     data = copy.deepcopy({k: entries[k] for k in PLOT_ENTRIES})
-
-    def draw() -> None:
-        try:
-            future.set_result(render_plots(data))
-        except BaseException as exc:  # ImportError (no matplotlib) or a plotting error: raised by result()
-            future.set_exception(exc)
-
-    threading.Thread(target=draw, name="contentx-plots", daemon=True).start()
-    return future
+    # (an ImportError, no matplotlib, or a plotting error: raised by the future's result())
+    return background.start(None, lambda: render_plots(data), "contentx-plots")
 
 
 def _markdown(report: dict[str, Any]) -> str:

@@ -23,10 +23,8 @@ T = TypeVar("T")
 
 def start(spark, action: Callable[[], T], name: str) -> Future:
     """``action()`` (Spark jobs and all) run in a daemon thread named ``name`` with the local
-    properties and tags of ``spark``'s current thread; its result, or the exception it raised, is
-    the returned future's."""
-    from pyspark import inheritable_thread_target
-
+    properties and tags of ``spark``'s current thread (``spark`` None: a thread that runs no
+    Spark job); its result, or the exception it raised, is the returned future's."""
     future: Future = Future()
 
     def run() -> None:
@@ -35,7 +33,12 @@ def start(spark, action: Callable[[], T], name: str) -> Future:
         except BaseException as exc:  # re-raised by result() in the thread that waits
             future.set_exception(exc)
 
-    threading.Thread(target=inheritable_thread_target(spark)(run), name=name, daemon=True).start()
+    target = run
+    if spark is not None:
+        from pyspark import inheritable_thread_target
+
+        target = inheritable_thread_target(spark)(run)
+    threading.Thread(target=target, name=name, daemon=True).start()
     return future
 
 
