@@ -23,6 +23,10 @@ DEFAULT_MAX_HTML_BYTES = 1_048_576
 DEFAULT_DRIVER_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 
+#: :attr:`JobConfig.min_piece_bytes` (conf/extract.toml ``min_piece_bytes``).
+DEFAULT_MIN_PIECE_BYTES = 1 << 20
+
+
 @dataclass
 class JobConfig:
     inputs: list[str]
@@ -46,6 +50,9 @@ class JobConfig:
     #: JVM options of the driver when the job launches it (local runs: the driver JVM is the
     #: executor too); see conf/extract.toml [job] driver_java_options
     driver_java_options: str = DEFAULT_DRIVER_JAVA_OPTIONS
+    #: local gzip WARCs are cut into pieces of at least this many bytes where the task plan
+    #: needs it to keep every core busy (:func:`.inputs.plan_tasks`); 0: every file is read whole
+    min_piece_bytes: int = DEFAULT_MIN_PIECE_BYTES
 
 
 def parse_methods(value: str | Sequence[str]) -> tuple[str, ...]:
@@ -88,6 +95,7 @@ _CONFIG_KEYS = {
     "progress_seconds",
     "lid_model",
     "driver_java_options",
+    "min_piece_bytes",
 }
 
 #: Who writes the Parquet files: the Python workers with pyarrow (local outputs), or
@@ -172,6 +180,7 @@ def build_config(args: argparse.Namespace) -> JobConfig:
         progress_seconds=positive_int("--progress-seconds", pick("progress_seconds", 10)),
         lid_model=lid_model,
         driver_java_options=_java_options(job),
+        min_piece_bytes=positive_int("min_piece_bytes", job.get("min_piece_bytes", DEFAULT_MIN_PIECE_BYTES)),
     )
 
 

@@ -124,9 +124,20 @@ def crawl_and_segment(warc_filename: str) -> tuple[str | None, str | None]:
     return (m.group(1), m.group(2)) if m else (None, None)
 
 
+#: A piece of an input file in a task: ``(file index, start, end)``, byte offsets; ``end`` -1: to the
+#: end of the file (a whole file is ``(i, 0, -1)``).
+Piece = tuple[int, int, int]
+
+
 def plan_tasks(
-    sizes: Sequence[int | None], min_tasks: int, max_task_bytes: int, open_cost: int, slots: int = 1
-) -> list[list[int]]:
+    sizes: Sequence[int | None],
+    min_tasks: int,
+    max_task_bytes: int,
+    open_cost: int,
+    slots: int = 1,
+    splittable: Sequence[bool] | None = None,
+    min_piece: int = 0,
+) -> list[list[Piece]]:
     """Group input files (by index) into Spark tasks, as Spark's own file sources do.
 
     A task costs tens of milliseconds of scheduling and Python-worker round trips, as much as
@@ -136,22 +147,51 @@ def plan_tasks(
     tasks so that every core gets work.  Files of unknown size (remote inputs) count as a
     full task: a Common Crawl WARC (~1 GB) is one task.  The number of tasks is rounded up to
     a multiple of ``slots`` (the cores running tasks at once), so that the last wave of tasks
-    keeps every core busy: 55 files in 5 equal tasks on 2 cores run in 3 waves of 11 files
-    (the third on one core), in 6 tasks in 28 and 27 files per core.  Files go largest first
-    to the least loaded task (LPT), and the tasks are returned largest first.
+    keeps every core busy.  Files that cannot be cut go first, largest first, to the least
+    loaded task (LPT).
+
+    Files marked ``splittable`` (local gzip WARCs: :mod:`contentx_udf.warc.split`) are then
+    poured into the tasks, largest first, each into the least loaded task up to an equal share
+    of the bytes, and cut where a task is full (McNaughton's wrap-around rule for preemptive
+    scheduling), in pieces of at least ``min_piece`` bytes (0: no file is cut): 11 equal files
+    on 2 cores no longer run 6 on one core and 5 on the other, and one large file gets every
+    core.  The tasks are returned largest first, their pieces in file order.
     """
+    import heapq
+
     if not sizes:
         return []
     weights = [max_task_bytes if s is None else s + open_cost for s in sizes]
+    cut = [
+        bool(min_piece) and splittable is not None and splittable[i] and s is not None and s >= 2 * min_piece
+        for i, s in enumerate(sizes)
+    ]
+    most = sum(1 + (sizes[i] // min_piece - 1 if cut[i] else 0) for i in range(len(sizes)))  # type: ignore[operator]
     count = max(min_tasks, -(-sum(weights) // max_task_bytes))
     count = -(-count // max(1, slots)) * max(1, slots)
-    count = max(1, min(count, len(sizes)))
-    loads = [0] * count
-    tasks: list[list[int]] = [[] for _ in range(count)]
-    for i in sorted(range(len(sizes)), key=lambda i: -weights[i]):
-        k = loads.index(min(loads))
-        tasks[k].append(i)
-        loads[k] += weights[i]
+    count = max(1, min(count, most))
+    tasks: list[list[Piece]] = [[] for _ in range(count)]
+    heap = [(0, k) for k in range(count)]  # (load, task): the least loaded first
+    for i in sorted((i for i in range(len(sizes)) if not cut[i]), key=lambda i: -weights[i]):
+        load, k = heapq.heappop(heap)
+        tasks[k].append((i, 0, -1))
+        heapq.heappush(heap, (load + weights[i], k))
+    share = -(-sum(weights) // count)
+    for i in sorted((i for i in range(len(sizes)) if cut[i]), key=lambda i: -weights[i]):
+        size, weight, start = sizes[i], weights[i], 0
+        assert size is not None
+        while True:
+            load, k = heapq.heappop(heap)
+            rest = size - start
+            room = (share - load) * size // weight  # bytes of this file that fill task k
+            if room >= rest or room < min_piece or rest - room < min_piece:
+                tasks[k].append((i, start, -1))
+                heapq.heappush(heap, (load + rest * weight // size, k))
+                break
+            tasks[k].append((i, start, start + room))
+            heapq.heappush(heap, (load + room * weight // size, k))
+            start += room
+    loads = {k: load for load, k in heap}
     order = sorted(range(count), key=lambda k: -loads[k])
     return [sorted(tasks[k]) for k in order if tasks[k]]
 
@@ -165,13 +205,17 @@ def _input_size(location: str) -> int | None:
         return None  # reported by the task that tries to read it
 
 
-#: A task's files: ``(location, warc_filename, file_index)``.
-TaskFiles = list[tuple[str, str, int]]
+#: A task's pieces of input files: ``(location, warc_filename, file_index, start, end)`` (:data:`Piece`).
+TaskFiles = list[tuple[str, str, int, int, int]]
 
 
-def input_tasks(spark, files: list[tuple[str, str]], num_partitions: int | None) -> list[TaskFiles]:
-    """The Spark tasks of ``files``: each task's ``(location, warc_filename, file_index)``,
-    planned by :func:`plan_tasks` (``num_partitions`` sets the number of tasks instead)."""
+def input_tasks(
+    spark, files: list[tuple[str, str]], num_partitions: int | None, min_piece: int = 0
+) -> list[TaskFiles]:
+    """The Spark tasks of ``files``: each task's pieces ``(location, warc_filename, file_index,
+    start, end)``, planned by :func:`plan_tasks` (``num_partitions`` sets the number of tasks
+    instead).  ``min_piece`` > 0: local gzip WARCs may be cut in pieces of at least that many
+    bytes (:func:`_splittable`)."""
     conf = spark.conf
     slots = spark.sparkContext.defaultParallelism
     if num_partitions:
@@ -180,8 +224,24 @@ def input_tasks(spark, files: list[tuple[str, str]], num_partitions: int | None)
         min_tasks = 2 * slots
         max_bytes = _conf_bytes(spark, conf.get("spark.sql.files.maxPartitionBytes", "128m"))
     open_cost = _conf_bytes(spark, conf.get("spark.sql.files.openCostInBytes", "4m"))
-    tasks = plan_tasks([_input_size(loc) for loc, _name in files], min_tasks, max_bytes, open_cost, slots)
-    return [[(files[i][0], files[i][1], i) for i in task] for task in tasks]
+    sizes = [_input_size(loc) for loc, _name in files]
+    splittable = [
+        bool(min_piece) and size is not None and size >= 2 * min_piece and _splittable(loc)
+        for (loc, _name), size in zip(files, sizes, strict=True)
+    ]
+    tasks = plan_tasks(sizes, min_tasks, max_bytes, open_cost, slots, splittable, min_piece)
+    return [[(files[i][0], files[i][1], i, start, end) for i, start, end in task] for task in tasks]
+
+
+def _splittable(location: str) -> bool:
+    """A local gzip WARC whose records can be read in pieces (:func:`..warc.split.splittable`)."""
+    from ..warc.split import splittable
+
+    try:
+        with open(local_path(location), "rb") as stream:
+            return splittable(stream)
+    except OSError:
+        return False  # (reported by the task that reads it)
 
 
 def task_frame(spark, count: int):
@@ -194,7 +254,8 @@ def task_frame(spark, count: int):
 
 def files_of_tasks(fn, tasks: list[TaskFiles]):
     """Wrap a ``mapInArrow`` function of file batches (``location``, ``warc_filename``,
-    ``file_index``) into one of :func:`task_frame`'s batches of task ids."""
+    ``file_index``, ``start``, ``end``: :data:`TaskFiles`) into one of :func:`task_frame`'s batches
+    of task ids."""
 
     def run(batches):
         import pyarrow as pa
@@ -202,12 +263,14 @@ def files_of_tasks(fn, tasks: list[TaskFiles]):
         def file_batches():
             for batch in batches:
                 for k in batch.column(0).to_pylist():
-                    locations, names, indexes = zip(*tasks[k], strict=True) if tasks[k] else ((), (), ())
+                    columns = list(zip(*tasks[k], strict=True)) if tasks[k] else [()] * 5
                     yield pa.RecordBatch.from_pydict(
                         {
-                            "location": pa.array(locations, pa.string()),
-                            "warc_filename": pa.array(names, pa.string()),
-                            "file_index": pa.array(indexes, pa.int32()),
+                            "location": pa.array(columns[0], pa.string()),
+                            "warc_filename": pa.array(columns[1], pa.string()),
+                            "file_index": pa.array(columns[2], pa.int32()),
+                            "start": pa.array(columns[3], pa.int64()),
+                            "end": pa.array(columns[4], pa.int64()),
                         }
                     )
 

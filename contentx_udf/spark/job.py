@@ -6,7 +6,9 @@ planning in :mod:`.inputs`, the workers' rows in :mod:`.worker`, the output dire
 its commit protocol in :mod:`.output`.  Spark code stays thin: the Python
 workers stream each WARC file with :mod:`contentx_udf.warc.reader` and call
 :func:`contentx_udf.extract_all` once per HTML page (one parse whatever the number of
-methods) inside a single ``mapInArrow`` pass, one input file per task.
+methods) inside a single ``mapInArrow`` pass.  A task reads whole files, or pieces of local gzip
+WARCs where the plan cuts them so that every core gets an equal share (:func:`.inputs.plan_tasks`,
+:mod:`.pieces`: the pieces are checked and their statistics merged before the commit).
 
 Output layout (``--output DIR``)::
 
@@ -46,8 +48,18 @@ from .output import (
     output_store,
     prepare_output,
 )
+from .pieces import apply_check, check_pieces
 from .progress import Progress, count_files
-from .worker import FILES_METHOD, NO_METHOD, STATS_COLUMNS, WorkerSettings, make_partition_fn, spark_schema
+from .worker import (
+    FILES_METHOD,
+    NO_METHOD,
+    STATS_COLUMNS,
+    WorkerSettings,
+    files_schema,
+    is_piece,
+    make_partition_fn,
+    spark_schema,
+)
 from .worker_env import check_java, spark_session
 
 _PYARROW_CODECS = {
@@ -119,22 +131,33 @@ def run_batch(
         lid_model_shipped=lid_model[1],
     )
     staging = "/".join([config.output.rstrip("/"), *STAGING, batch_id])
-    tasks = input_tasks(spark, files, config.num_partitions)
-    inputs = task_frame(spark, len(tasks))
-    partition_fn = make_partition_fn(settings)
-    if progress is not None:
-        partition_fn = count_files(partition_fn, progress.files)
-    partition_fn = files_of_tasks(partition_fn, tasks)
-    if output_writer(config) == "arrow":
+    arrow = output_writer(config) == "arrow"
+    # files are cut into pieces when the workers write the table (the driver checks the pieces)
+    tasks = input_tasks(spark, files, config.num_partitions, config.min_piece_bytes if arrow else 0)
+
+    def extract(tasks: list, schema: Any = STATS_COLUMNS, counted: bool = True) -> Any:
+        partition_fn = make_partition_fn(settings)
+        if progress is not None and counted:  # (files read again are not counted twice)
+            partition_fn = count_files(partition_fn, progress.files)
+        return task_frame(spark, len(tasks)).mapInArrow(files_of_tasks(partition_fn, tasks), schema)
+
+    if arrow:
         # the workers write the Parquet files: no row crosses into the JVM
         settings.write_dir = os.path.abspath(local_path(staging))
         settings.compression = _parquet_codec(spark)
-        stats = inputs.mapInArrow(partition_fn, STATS_COLUMNS).collect()
+        stats = [row.asDict() for row in extract(tasks).collect()]
+        if any(is_piece(start, end) for task in tasks for *_file, start, end in task):
+            check = check_pieces(stats, tasks)
+            apply_check(settings.write_dir, check, files_schema(), settings.compression)
+            stats = list(check.stats)
+            if check.redo:  # pieces that did not chain: those files are read again, whole
+                again = extract([[(*f, 0, -1)] for f in check.redo], counted=False)
+                stats += [row.asDict() for row in again.collect()]
         missing = {name for _loc, name in files} - {row["warc_filename"] for row in stats}
         if missing:  # cannot happen unless a task lost its output silently
             raise RuntimeError(f"no output reported for {len(missing)} input file(s): {sorted(missing)[:3]}")
     else:
-        table = inputs.mapInArrow(partition_fn, spark_schema())
+        table = extract(tasks, spark_schema())
         table.write.mode("overwrite").partitionBy("method").parquet(staging)
         stats = spark.read.parquet(f"{staging}/method={FILES_METHOD}").select(
             "warc_filename", "scores", "error"

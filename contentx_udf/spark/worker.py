@@ -253,10 +253,22 @@ def read_error(location: str, exc: BaseException) -> str:
     return f"cannot read {location}: {type(exc).__name__}: {exc}"
 
 
-def process_file(location: str, warc_filename: str, settings: WorkerSettings) -> Iterator[dict[str, Any]]:
-    """All output rows of one input file, then its statistics row.  Never raises."""
+def is_piece(start: int, end: int) -> bool:
+    """True for a piece of a file cut by the task plan (:func:`.inputs.plan_tasks`), not a whole file."""
+    return start > 0 or end >= 0
+
+
+def process_file(
+    location: str, warc_filename: str, settings: WorkerSettings, start: int = 0, end: int = -1
+) -> Iterator[dict[str, Any]]:
+    """All output rows of one input file, then its statistics row.  Never raises.
+
+    ``start``, ``end`` (-1: the file's end): a piece of a gzip WARC (:mod:`..warc.split`): the
+    records that start in ``[start, end)``; its statistics row says where it started and stopped
+    (``piece.*`` scores, :func:`file_row`) for the job's check (:mod:`.pieces`)."""
     from ..warc.inputs import open_input
     from ..warc.reader import WarcReader
+    from ..warc.split import PieceBounds, record_start
 
     started = time.perf_counter()
     counts: Counter = Counter()
@@ -266,10 +278,24 @@ def process_file(location: str, warc_filename: str, settings: WorkerSettings) ->
     lid_model = settings.lid_model_path()
     waiting: list[dict[str, Any]] = []  # rows whose language and hash are computed together
     waiting_chars = 0
+    bounds = PieceBounds(first=None, next=None) if is_piece(start, end) else None
     try:
         with open_input(location) as stream:
-            reader = WarcReader(stream, warc_filename, max_html_bytes=settings.max_html_bytes)
-            for rec in reader:
+            first: int | None = 0
+            if start > 0:  # (the file's first piece starts at its first record)
+                first = record_start(stream, start, end if end >= 0 else 1 << 62)
+                if first is not None:
+                    stream.seek(first)
+            if bounds is not None:
+                bounds.first = first
+            reader = WarcReader(
+                stream,
+                warc_filename,
+                max_html_bytes=settings.max_html_bytes,
+                end=end if end >= 0 else None,
+                continued=start > 0,
+            )
+            for rec in reader if first is not None else ():
                 if rec.warc_type is not None:
                     records += 1
                 for row in rows_for_record(rec, warc_filename, settings):
@@ -282,6 +308,8 @@ def process_file(location: str, warc_filename: str, settings: WorkerSettings) ->
                     waiting, waiting_chars = [], 0
             counts = reader.counts
             file_error = reader.file_error
+            if bounds is not None:
+                bounds.next = reader.next_offset
     except Exception as exc:  # unreadable input (vanished file, network error, ...)
         label_rows(waiting, lid_model)
         yield from waiting
@@ -299,7 +327,23 @@ def process_file(location: str, warc_filename: str, settings: WorkerSettings) ->
         }
     label_rows(waiting, lid_model)
     yield from waiting
-    yield file_row(warc_filename, counts, rows, file_error, records, time.perf_counter() - started, lid_model)
+    seconds = time.perf_counter() - started
+    stats = file_row(warc_filename, counts, rows, file_error, records, seconds, lid_model)
+    if bounds is not None:
+        stats["scores"] += piece_scores(start, end, bounds)
+    yield stats
+
+
+#: The statistics keys of a piece of a file (:func:`piece_scores`); -1: none.
+PIECE_KEYS = ("piece.start", "piece.end", "piece.first", "piece.next")
+
+
+def piece_scores(start: int, end: int, bounds) -> list[tuple[str, float]]:
+    """A piece's ``piece.start``, ``piece.end`` (-1: the file's end), ``piece.first`` (its first
+    record's offset) and ``piece.next`` (the first record at or after its end, where the next
+    piece must start); -1 where there is none.  The job checks and then drops them (:mod:`.pieces`)."""
+    values = (start, end, bounds.first, bounds.next)
+    return [(key, float(-1 if v is None else v)) for key, v in zip(PIECE_KEYS, values, strict=True)]
 
 
 def _to_batch(rows: list[dict[str, Any]], schema):
@@ -379,26 +423,37 @@ class _PartWriter:
             os.remove(self.tmp)
 
 
-def write_file_output(
-    location: str, warc_filename: str, index: int, settings: WorkerSettings
-) -> dict[str, Any]:
-    """Write the rows of one input file as Parquet (one file per method partition, the
-    statistics row under ``method=_files``) into ``settings.write_dir``; returns the
-    statistics row (:func:`file_row`)."""
+def part_name(index: int, start: int = 0, end: int = -1) -> str:
+    """The Parquet file name of an input file's rows (``index``: its place in the batch), or of a
+    piece of it (named by its start: a retried task replaces its own file)."""
+    return f"part-{index:05d}-{start:012d}.parquet" if is_piece(start, end) else f"part-{index:05d}.parquet"
+
+
+def files_schema():
+    """The Arrow schema of the Parquet files the workers write: :func:`arrow_schema` without
+    ``method`` (the partition directory ``method=...``)."""
     schema = arrow_schema()
-    schema = schema.remove(schema.get_field_index("method"))  # it is the partition directory
+    return schema.remove(schema.get_field_index("method"))
+
+
+def write_file_output(
+    location: str, warc_filename: str, index: int, settings: WorkerSettings, start: int = 0, end: int = -1
+) -> dict[str, Any]:
+    """Write the rows of one input file (or of a piece of it: ``start``, ``end``) as Parquet (one
+    file per method partition, the statistics row under ``method=_files``) into
+    ``settings.write_dir``; returns the statistics row (:func:`file_row`)."""
+    schema = files_schema()
     writers: dict[str, _PartWriter] = {}
     row: dict[str, Any] = {}
     current = settings.write_dir
     try:
-        for row in process_file(location, warc_filename, settings):
+        for row in process_file(location, warc_filename, settings, start, end):
             method = row["method"]
             writer = writers.get(method)
             if writer is None:
                 directory = os.path.join(settings.write_dir, f"method={method}")
-                writer = writers[method] = _PartWriter(
-                    directory, f"part-{index:05d}.parquet", schema, settings
-                )
+                name = part_name(index, start, end)
+                writer = writers[method] = _PartWriter(directory, name, schema, settings)
             current = writer.tmp
             writer.add(row)
         for writer in writers.values():
@@ -435,10 +490,16 @@ def make_partition_fn(settings: WorkerSettings):
             stats_schema = pa.schema([full.field(name) for name in ("warc_filename", "scores", "error")])
             for batch in batches:
                 data = batch.to_pydict()
-                for location, name, index in zip(
-                    data["location"], data["warc_filename"], data["file_index"], strict=True
+                whole = [0] * batch.num_rows, [-1] * batch.num_rows
+                for location, name, index, start, end in zip(
+                    data["location"],
+                    data["warc_filename"],
+                    data["file_index"],
+                    data.get("start", whole[0]),
+                    data.get("end", whole[1]),
+                    strict=True,
                 ):
-                    stats = write_file_output(location, name, index, settings)
+                    stats = write_file_output(location, name, index, settings, start, end)
                     yield _to_batch([stats], stats_schema)
             freeze_long_lived()
             return
@@ -446,8 +507,15 @@ def make_partition_fn(settings: WorkerSettings):
         buffer: list[dict[str, Any]] = []
         for batch in batches:
             data = batch.to_pydict()
-            for location, name in zip(data["location"], data["warc_filename"], strict=True):
-                for row in process_file(location, name, settings):
+            whole = [0] * batch.num_rows, [-1] * batch.num_rows
+            for location, name, start, end in zip(
+                data["location"],
+                data["warc_filename"],
+                data.get("start", whole[0]),
+                data.get("end", whole[1]),
+                strict=True,
+            ):
+                for row in process_file(location, name, settings, start, end):
                     buffer.append(row)
                     if len(buffer) >= settings.rows_per_batch:
                         yield _to_batch(buffer, schema)

@@ -121,13 +121,27 @@ class WarcReader:
     """Iterate the rows of one WARC stream (single pass). See the module docstring."""
 
     def __init__(
-        self, stream: BinaryIO, warc_filename: str, *, max_html_bytes: int | None = DEFAULT_MAX_HTML_BYTES
+        self,
+        stream: BinaryIO,
+        warc_filename: str,
+        *,
+        max_html_bytes: int | None = DEFAULT_MAX_HTML_BYTES,
+        end: int | None = None,
+        continued: bool = False,
     ) -> None:
         if max_html_bytes is not None and max_html_bytes < 0:
             raise ValueError(f"max_html_bytes must be >= 0 or None, got {max_html_bytes}")
         self.stream = stream
         self.warc_filename = warc_filename
         self.max_html_bytes: int | None = max_html_bytes or None  # 0 -> no limit
+        #: a piece of a file (:mod:`.split`): records that start at or after ``end`` are the next
+        #: piece's (only a metadata record of this piece's last capture is read there, and applied)
+        self.end = end
+        #: where the next piece's first record starts, when iteration stopped at ``end``
+        self.next_offset: int | None = None
+        #: the stream starts at a record inside the file (a piece after the first): the checks of a
+        #: file's first records (not a WARC, empty, WET / WAT) are not made again
+        self.continued = continued
         self.counts: collections.Counter[str] = collections.Counter()
         self.file_error: str | None = None
         self._started = False
@@ -142,11 +156,17 @@ class WarcReader:
         archive = ArchiveIterator(src)
         records = iter(archive)
         pending: WarcRow | None = None  # content row waiting for a possible metadata record
-        n_records = 0
-        content_seen = False
+        n_records = 1 if self.continued else 0  # (only a file's first record says "not a WARC")
+        content_seen = self.continued
 
         while True:
             rec_offset = archive.offset
+            if self.end is not None and rec_offset >= self.end:
+                if self._beyond_end(src, records, pending):
+                    self.next_offset = rec_offset
+                if pending is not None:
+                    yield pending
+                return
             try:
                 rec = next(records)
             except StopIteration:
@@ -310,6 +330,38 @@ class WarcReader:
                 "be read as a WARC record (file cut inside a record or gzip header, or trailing garbage)",
                 end,
             )
+
+    def _beyond_end(self, src: _CountingReader, records: Iterator[Any], pending: WarcRow | None) -> bool:
+        """At the end of a piece: whether another record follows (False: the file ends here).  When
+        it is ``pending``'s metadata record (Common Crawl writes request, response, metadata), it
+        is applied as reading the whole file would.  The record is the next piece's: not counted
+        here, and its damage is that piece's to report."""
+        try:
+            rec = next(records)
+        except StopIteration:
+            return False
+        except Exception as exc:
+            _reraise_io_error(src, exc)
+            return True
+        try:
+            if pending is None or rec.rec_type != "metadata" or _record_problem(rec) is not None:
+                return True
+            if not _refers_to(rec, pending.warc_record_id):
+                return True
+            try:
+                meta = self._read_metadata(rec)
+            except _StreamError:
+                raise
+            except Exception as exc:  # (as in __iter__)
+                _reraise_io_error(src, exc)
+                pending.notes.append(f"unreadable metadata record: {_describe_exc(exc)}")
+                return True
+            self._drain(rec.raw_stream)
+            if not (getattr(rec.raw_stream, "limit", 0) or 0):  # (a cut record's is not applied)
+                _apply_metadata(pending, meta)
+        except Exception as exc:
+            _reraise_io_error(src, exc)
+        return True
 
     # -- row builders ------------------------------------------------------------------------------
 

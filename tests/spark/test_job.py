@@ -431,21 +431,27 @@ def test_worker_writer_splits_large_outputs_into_row_groups(tmp_path, monkeypatc
 
 def test_plan_tasks_packs_small_files_and_keeps_every_core_busy():
     mb = 1 << 20
+
+    def plan(*args, **kw):  # (files read whole: the file indexes of each task)
+        tasks = job_inputs.plan_tasks(*args, **kw)
+        assert all(start == 0 and end == -1 for task in tasks for _i, start, end in task)
+        return [[i for i, _start, _end in task] for task in tasks]
+
     # eleven 6.5 MB files: packed into the minimum of four tasks, balanced (3, 3, 3, 2 files)
-    tasks = job_inputs.plan_tasks([int(6.5 * mb)] * 11, 4, 128 * mb, 4 * mb)
+    tasks = plan([int(6.5 * mb)] * 11, 4, 128 * mb, 4 * mb)
     assert sorted(len(t) for t in tasks) == [2, 3, 3, 3]
     assert sorted(i for t in tasks for i in t) == list(range(11))
     # 1 GB files (Common Crawl): one per task, and unknown (remote) sizes count as a full task
-    assert job_inputs.plan_tasks([1 << 30] * 3, 4, 128 * mb, 4 * mb) == [[0], [1], [2]]
-    assert len(job_inputs.plan_tasks([None] * 5, 2, 128 * mb, 4 * mb)) == 5
+    assert plan([1 << 30] * 3, 4, 128 * mb, 4 * mb) == [[0], [1], [2]]
+    assert len(plan([None] * 5, 2, 128 * mb, 4 * mb)) == 5
     # 300 MB of small files over a 128 MB cap: three tasks at least, the big file alone
     sizes = [200 * mb] + [5 * mb] * 20
-    tasks = job_inputs.plan_tasks(sizes, 1, 128 * mb, 4 * mb)
+    tasks = plan(sizes, 1, 128 * mb, 4 * mb)
     assert [0] in tasks and len(tasks) == 3
-    assert job_inputs.plan_tasks([], 4, 128 * mb, 4 * mb) == []
+    assert plan([], 4, 128 * mb, 4 * mb) == []
     # 55 such files fill 5 tasks of 128 MB; on 2 cores that is 6 (no last wave on one core)
-    assert len(job_inputs.plan_tasks([int(6.5 * mb)] * 55, 4, 128 * mb, 4 * mb)) == 5
-    tasks = job_inputs.plan_tasks([int(6.5 * mb)] * 55, 4, 128 * mb, 4 * mb, slots=2)
+    assert len(plan([int(6.5 * mb)] * 55, 4, 128 * mb, 4 * mb)) == 5
+    tasks = plan([int(6.5 * mb)] * 55, 4, 128 * mb, 4 * mb, slots=2)
     assert sorted(len(t) for t in tasks) == [9, 9, 9, 9, 9, 10]
 
 

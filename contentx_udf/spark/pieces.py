@@ -1,0 +1,158 @@
+"""The driver's side of files read in pieces: the pieces' check, their statistics merged.
+
+The task plan cuts local gzip WARCs into pieces (:func:`.inputs.plan_tasks`) and each piece is
+read by its own worker from the first record at or after its start (:mod:`..warc.split`).  When
+the batch's tasks are done, each split file's pieces must chain: a piece's first record is where
+the one before it stopped (``piece.first`` = the previous ``piece.next``, :func:`.worker.piece_scores`).
+
+* They chain: the file's rows are exactly those of reading it whole; its statistics rows become
+  one (counts added), so ``_contentx/files`` keeps one row per input file.
+* A piece stopped on damage (``error``): reading the whole file stops there too, so the pieces
+  after it are dropped (their part files deleted).
+* They do not chain (a record header found inside another record's payload, e.g. a stored
+  ``.warc.gz``): the file's pieces are dropped and the file is read again, whole.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .worker import FILES_METHOD, PIECE_KEYS, is_piece, part_name
+
+#: Statistics keys that are not added up over the pieces of a file: the smallest wins.
+_MIN_KEYS = ("compiled_passes", "compiled_language_id")
+
+
+@dataclass
+class PieceCheck:
+    """What :func:`check_pieces` decided for one batch."""
+
+    #: the statistics rows of the batch: one per input file (split files' rows merged)
+    stats: list[dict[str, Any]] = field(default_factory=list)
+    #: part files to delete from every ``method=`` directory of the staging area
+    drop: list[str] = field(default_factory=list)
+    #: statistics part files to delete (``method=_files``: replaced by the merged rows)
+    drop_stats: list[str] = field(default_factory=list)
+    #: merged statistics rows to write, by part file name (under ``method=_files``)
+    merged: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the files to read again whole: ``(location, warc_filename, file_index)``
+    redo: list[tuple[str, str, int]] = field(default_factory=list)
+
+
+def _scores(row: dict[str, Any]) -> dict[str, float]:
+    scores = row.get("scores") or {}
+    return dict(scores.items() if isinstance(scores, dict) else scores)
+
+
+def chain(pieces: list[tuple[int, int, dict[str, float], str | None]]) -> tuple[bool, int]:
+    """Whether the pieces of one file, ``(start, end, scores, error)`` in file order, chain, and how
+    many of them count (those up to and including the first that stopped on damage)."""
+    expected: int | None = None  # where the next record starts, as the piece before saw it
+    for k, (_start, end, scores, error) in enumerate(pieces):
+        first, nxt = int(scores["piece.first"]), int(scores["piece.next"])
+        if k > 0:
+            if expected is None or expected < 0:  # the file ended in an earlier piece
+                if first >= 0:
+                    return False, k
+                continue
+            if end >= 0 and expected >= end:  # no record starts in this piece
+                if first >= 0:
+                    return False, k
+                continue
+            if first != expected:
+                return False, k
+        if error:
+            return True, k + 1
+        expected = nxt
+    return True, len(pieces)
+
+
+def check_pieces(
+    stats_rows: Iterable[dict[str, Any]], tasks: list[list[tuple[str, str, int, int, int]]]
+) -> PieceCheck:
+    """Check the pieces of the split files of a batch (module docstring); ``stats_rows``: the
+    workers' statistics rows (``warc_filename``, ``scores``, ``error``), ``tasks``: the plan."""
+    pieces_of: dict[str, list[tuple[str, int, int, int]]] = {}
+    for task in tasks:
+        for location, name, index, start, end in task:
+            if is_piece(start, end):
+                pieces_of.setdefault(name, []).append((location, index, start, end))
+    out = PieceCheck()
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for row in stats_rows:
+        row = {"warc_filename": row["warc_filename"], "scores": _scores(row), "error": row["error"]}
+        if row["warc_filename"] in pieces_of and "piece.start" in row["scores"]:
+            by_file.setdefault(row["warc_filename"], []).append(row)
+        else:
+            out.stats.append(row)
+    for name, planned in pieces_of.items():
+        rows = {int(r["scores"]["piece.start"]): r for r in by_file.get(name, [])}
+        planned.sort(key=lambda p: p[2])
+        location, index = planned[0][0], planned[0][1]
+        parts = [part_name(index, start, end) for _loc, _i, start, end in planned]
+        if any(start not in rows for _loc, _i, start, _end in planned):
+            raise RuntimeError(f"no output reported for a piece of {name}")  # (cannot happen)
+        ordered = [
+            (start, end, rows[start]["scores"], rows[start]["error"]) for _l, _i, start, end in planned
+        ]
+        chains, counted = chain(ordered)
+        if not chains:
+            out.drop += parts
+            out.redo.append((location, name, index))
+            continue
+        out.drop += parts[counted:]
+        out.drop_stats += parts[:counted]
+        merged = merge_stats(name, [rows[start] for start, _end, _scores, _error in ordered[:counted]])
+        out.merged[part_name(index)] = merged
+        out.stats.append(merged)
+    return out
+
+
+def merge_stats(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """One statistics row of a file from its pieces' rows: counts and seconds added, the first
+    error kept, the ``piece.*`` keys left out."""
+    total: dict[str, float] = {}
+    for row in rows:
+        for key, value in row["scores"].items():
+            if key in PIECE_KEYS:
+                continue
+            if key in _MIN_KEYS:
+                total[key] = min(total.get(key, value), value)
+            else:
+                total[key] = total.get(key, 0.0) + value
+    error = next((r["error"] for r in rows if r["error"]), None)
+    return {"warc_filename": name, "scores": total, "error": error}
+
+
+def apply_check(staging: str, check: PieceCheck, files_schema, compression: str = "zstd") -> None:
+    """Carry out ``check`` in a local staging directory: delete the dropped pieces' part files
+    (and the pieces' statistics files), write the merged statistics rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .inputs import crawl_and_segment
+    from .worker import _to_batch
+
+    drop, drop_stats = set(check.drop), set(check.drop_stats)
+    for entry in os.listdir(staging) if os.path.isdir(staging) else ():
+        if entry.startswith("method="):
+            directory = os.path.join(staging, entry)
+            gone = drop | drop_stats if entry == f"method={FILES_METHOD}" else drop
+            for part in set(os.listdir(directory)) & gone:
+                os.remove(os.path.join(directory, part))
+    directory = os.path.join(staging, f"method={FILES_METHOD}")
+    for part, row in check.merged.items():
+        crawl, segment = crawl_and_segment(row["warc_filename"])
+        full = {
+            **row,
+            "scores": list(row["scores"].items()),
+            "crawl": crawl,
+            "warc_segment": segment,
+            "status": "error" if row["error"] else "ok",
+        }
+        os.makedirs(directory, exist_ok=True)
+        table = pa.Table.from_batches([_to_batch([full], files_schema)])
+        pq.write_table(table, os.path.join(directory, part), compression=compression)
