@@ -162,7 +162,7 @@ class WarcReader:
         while True:
             rec_offset = archive.offset
             if self.end is not None and rec_offset >= self.end:
-                if self._beyond_end(src, records, pending):
+                if self._beyond_end(src, archive, records, pending):
                     self.next_offset = rec_offset
                 if pending is not None:
                     yield pending
@@ -331,15 +331,20 @@ class WarcReader:
                 end,
             )
 
-    def _beyond_end(self, src: _CountingReader, records: Iterator[Any], pending: WarcRow | None) -> bool:
-        """At the end of a piece: whether another record follows (False: the file ends here).  When
-        it is ``pending``'s metadata record (Common Crawl writes request, response, metadata), it
-        is applied as reading the whole file would.  The record is the next piece's: not counted
-        here, and its damage is that piece's to report."""
+    def _beyond_end(
+        self, src: _CountingReader, archive: ArchiveIterator, records: Iterator[Any], pending: WarcRow | None
+    ) -> bool:
+        """At the end of a piece: whether anything follows (False: the file ends here).  When it is
+        ``pending``'s metadata record (Common Crawl writes request, response, metadata), it is
+        applied as reading the whole file would.  The record is the next piece's: not counted
+        here, and its damage is that piece's to report (bytes that warcio stops at silently count
+        as something: the next piece then cannot start there, and the job reads the file whole)."""
         try:
             rec = next(records)
         except StopIteration:
-            return False
+            last = archive.offset
+            src.drain()
+            return src.pos > last
         except Exception as exc:
             _reraise_io_error(src, exc)
             return True

@@ -128,3 +128,24 @@ def test_a_warc_gz_stored_inside_a_payload_is_found_and_the_pieces_do_not_chain(
     sets = _pieces(str(path), [cut])
     chains, _counted = _chains(sets, [cut])
     assert not chains  # the job reads this file whole again (tests/spark/test_job.py)
+
+
+@pytest.mark.parametrize(
+    "trailing",
+    [b"trailing bytes, not a WARC record" * 10, b"\x1f\x8b\x08\x00\x00"],  # (warcio raises; stops silently)
+)
+def test_bytes_after_the_last_record_are_not_lost_by_a_cut(tmp_path, trailing: bytes):
+    data = mixed_warc()
+    path = tmp_path / "trailing.warc.gz"
+    path.write_bytes(data + trailing)
+    whole, _ = _rows_and_counts([list(worker.process_file(str(path), "f", SETTINGS))])
+    assert f"corrupt WARC at offset {len(data)}" in (whole[-1]["error"] or "")
+    last = max(offset for offset, _length, _type in member_offsets(data))
+    for cut in (last + 1, len(data), len(data) + 5):
+        sets = _pieces(str(path), [cut])
+        chains, counted = _chains(sets, [cut])
+        if chains:  # the error row is in the pieces
+            assert _rows_and_counts(sets[:counted])[0] == whole
+        # (else the job reads the file whole)
+        if cut == len(data):  # the second piece holds only the trailing bytes: it cannot chain
+            assert not chains
