@@ -30,6 +30,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ...extensions import optional_module
 from ...text.arrays import contains_literal, ragged_index
 from ...text.words import TERMINAL_PUNCTUATION, WHITESPACE, Words, split_words
 from .settings import C4Settings
@@ -53,6 +54,8 @@ CITATION = r"\[\p{Nd}*\]|\[edit\]|\[citation needed\]"
 END_PUNCTUATION = (".", "?", "!", '"', "'")
 
 _SENTENCE_END = pa.array(sorted(TERMINAL_PUNCTUATION), pa.large_string())
+#: :func:`.._lines.sentences` (compiled), or None: :func:`_sentences` then counts with numpy
+_COMPILED_SENTENCES = getattr(optional_module("contentx_udf.corpus._lines"), "sentences", None)
 
 
 @dataclass(frozen=True)
@@ -213,7 +216,10 @@ def _sentences(words: Words, texts: np.ndarray | None = None) -> np.ndarray:
         counts = np.diff(words.offsets)[texts]
         offsets = np.concatenate(([0], np.cumsum(counts)))
         ids = words.ids[ragged_index(words.offsets[texts], counts)]
-    kind = _word_kinds(words.vocabulary)[ids]
+    kinds = _word_kinds(words.vocabulary)
+    if _COMPILED_SENTENCES is not None:
+        return _COMPILED_SENTENCES(kinds, np.ascontiguousarray(ids, np.int64), offsets.astype(np.int64))
+    kind = kinds[ids]
     at = np.flatnonzero(kind)  # the plain words and the terminal marks
     kind = kind[at]
     start = np.flatnonzero((kind[1:] == _PLAIN) & (kind[:-1] == _TERMINAL)) + 1
