@@ -9,9 +9,16 @@ its numpy code, in one pass over a batch's bytes instead of a dozen.
   least ``min_chars`` characters (bytes that do not continue a UTF-8 character).
 * :func:`kept_lines`: the texts without their removed lines (the kept lines joined by ``\\n``)
   and, per text, the characters removed and its first removed line.
+
+Two passes of the quality filters' ``--signals`` measures live here too (the same results as their
+numpy and Python code):
+
+* :func:`sentences`: C4's sentence count of every text (:func:`.quality.c4._sentences`);
+* :func:`greedy_repeats`: Gopher repetition's greedy count of repeated n-gram characters
+  (:func:`.quality.gopher._greedy_repeated_chars`' scan).
 """
 
-from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.stdint cimport int8_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memchr, memcpy
 
 import numpy as np
@@ -140,3 +147,76 @@ def kept_lines(const uint8_t[::1] data, const int64_t[::1] offsets, const uint8_
             new_offsets[doc + 1] = at
             removed[doc] = chars
     return out_array[:at], new_offsets_array, removed_array, example_array
+
+
+def sentences(const int8_t[::1] kinds, const int64_t[::1] ids, const int64_t[::1] offsets):
+    """Per text (``ids[offsets[i]:offsets[i + 1]]``, word ids whose kind is ``kinds[id]``: 1 a
+    terminal mark, 2 a plain word, 0 other punctuation): its sentences, a new one at each plain
+    word whose previous word of kind 1 or 2 is a terminal mark; 0 for a text without words."""
+    cdef Py_ssize_t n = offsets.shape[0] - 1
+    out_array = np.zeros(max(n, 0), dtype=np.int64)
+    cdef int64_t[::1] out = out_array
+    cdef Py_ssize_t t
+    cdef int64_t k, count
+    cdef int8_t kind, previous
+    with nogil:
+        for t in range(n):
+            if offsets[t + 1] == offsets[t]:
+                continue
+            count = 1
+            previous = 0
+            for k in range(offsets[t], offsets[t + 1]):
+                kind = kinds[ids[k]]
+                if kind == 0:
+                    continue
+                if kind == 2 and previous == 1:
+                    count += 1
+                previous = kind
+            out[t] = count
+    return out_array
+
+
+def greedy_repeats(
+    const int64_t[::1] positions,
+    const int64_t[::1] groups,
+    const int64_t[::1] cum_len,
+    const int64_t[::1] lo,
+    const int64_t[::1] hi,
+    const double[::1] limits,
+    int64_t n,
+    int64_t n_groups,
+):
+    """Per text ``j``: the characters of its repeated n-grams counted greedily from its start over
+    ``positions[lo[j]:hi[j]]`` (ascending word positions of its n-grams that occur twice or more,
+    ``groups`` their n-gram): an occurrence of an n-gram seen before counts ``cum_len[p + n] -
+    cum_len[p]`` and skips the next ``n`` words; the scan stops once the count exceeds
+    ``limits[j]``."""
+    cdef Py_ssize_t m = lo.shape[0]
+    out_array = np.zeros(m, dtype=np.int64)
+    seen_array = np.zeros(max(n_groups, 1), dtype=np.uint8)
+    cdef int64_t[::1] out = out_array
+    cdef uint8_t[::1] seen = seen_array
+    cdef Py_ssize_t j
+    cdef int64_t i, p, g, next_free, total
+    cdef double limit
+    with nogil:
+        for j in range(m):
+            next_free = -1
+            total = 0
+            limit = limits[j]
+            for i in range(lo[j], hi[j]):
+                p = positions[i]
+                if p < next_free:
+                    continue
+                g = groups[i]
+                if seen[g]:
+                    total += cum_len[p + n] - cum_len[p]
+                    next_free = p + n
+                    if <double>total > limit:
+                        break
+                else:
+                    seen[g] = 1
+            for i in range(lo[j], hi[j]):
+                seen[groups[i]] = 0
+            out[j] = total
+    return out_array

@@ -30,6 +30,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ...extensions import optional_module
 from ...text.arrays import contains_literal, ragged_index
 from ...text.words import TERMINAL_PUNCTUATION, WHITESPACE, Words, split_words
 from .settings import C4Settings
@@ -53,6 +54,8 @@ CITATION = r"\[\p{Nd}*\]|\[edit\]|\[citation needed\]"
 END_PUNCTUATION = (".", "?", "!", '"', "'")
 
 _SENTENCE_END = pa.array(sorted(TERMINAL_PUNCTUATION), pa.large_string())
+#: :func:`.._lines.sentences` (compiled), or None: :func:`_sentences` then counts with numpy
+_COMPILED_SENTENCES = getattr(optional_module("contentx_udf.corpus._lines"), "sentences", None)
 
 
 @dataclass(frozen=True)
@@ -183,7 +186,10 @@ class C4Quality:
             return out
         line_words = batch.line_words
         sentences = np.zeros(len(index), np.int64)
-        sentences[check] = _sentences(line_words, index[check])
+        if 2 * len(check) > len(line_words.offsets) - 1:  # most lines (full): one pass over all words
+            sentences[check] = _sentences(line_words)[index[check]]
+        else:
+            sentences[check] = _sentences(line_words, index[check])
         if retokenized is not None:  # lines whose citations were removed: count their new words
             again = np.isin(recount, check)
             if again.any():
@@ -195,25 +201,44 @@ class C4Quality:
         return out
 
 
-def _sentences(words: Words, texts: np.ndarray) -> np.ndarray:
-    """Sentences of some texts of ``words`` by spaCy's ``Sentencizer`` rule: a word that is not
-    punctuation starts a new sentence when a terminal mark (``.``, ``!``, ``?``, ``。``...) came
-    since the previous such word; a text with words has at least one sentence."""
-    counts = np.diff(words.offsets)[texts]
-    ids = words.ids[ragged_index(words.offsets[texts], counts)]
-    terminal = _bools(pc.is_in(words.vocabulary, value_set=_SENTENCE_END))[ids]
-    plain = ~(_matches(words.vocabulary, r"^\pP+$")[ids] | terminal)
-    text_start = np.concatenate(([0], np.cumsum(counts)))
-    owner = np.repeat(np.arange(len(texts)), counts)
-    marks_before = np.concatenate(([0], np.cumsum(terminal)))  # terminal marks in [0, k)
-    at = np.flatnonzero(plain)
-    since = text_start[owner[at]]  # the previous plain word of the same text, else its start
-    same = np.zeros(len(at), bool)
-    same[1:] = owner[at[1:]] == owner[at[:-1]]
-    since[1:][same[1:]] = at[:-1][same[1:]] + 1
-    boundary = marks_before[at] - marks_before[since] > 0
-    breaks = np.bincount(owner[at[boundary]], minlength=len(texts))
-    return np.where(counts > 0, 1 + breaks, 0)
+def _sentences(words: Words, texts: np.ndarray | None = None) -> np.ndarray:
+    """Sentences of some texts of ``words`` (None: all of them) by spaCy's ``Sentencizer`` rule:
+    a word that is not punctuation starts a new sentence when a terminal mark (``.``, ``!``,
+    ``?``, ``。``...) came since the previous such word; a text with words has at least one
+    sentence.
+
+    Punctuation that is not terminal changes nothing, so among a text's other words a sentence
+    starts at each plain word right after a terminal mark: one pass over the words, the
+    candidates (a few per text) checked to be in the same text as the mark before them."""
+    if texts is None:
+        offsets, ids = words.offsets, words.ids
+    else:
+        counts = np.diff(words.offsets)[texts]
+        offsets = np.concatenate(([0], np.cumsum(counts)))
+        ids = words.ids[ragged_index(words.offsets[texts], counts)]
+    kinds = _word_kinds(words.vocabulary)
+    if _COMPILED_SENTENCES is not None:
+        return _COMPILED_SENTENCES(kinds, np.ascontiguousarray(ids, np.int64), offsets.astype(np.int64))
+    kind = kinds[ids]
+    at = np.flatnonzero(kind)  # the plain words and the terminal marks
+    kind = kind[at]
+    start = np.flatnonzero((kind[1:] == _PLAIN) & (kind[:-1] == _TERMINAL)) + 1
+    text = np.searchsorted(offsets, at[start], side="right") - 1
+    same = at[start - 1] >= offsets[text]
+    n_texts = len(offsets) - 1
+    breaks = np.bincount(text[same], minlength=n_texts)
+    return np.where(np.diff(offsets) > 0, 1 + breaks, 0)
+
+
+_TERMINAL, _PLAIN = 1, 2
+
+
+def _word_kinds(vocabulary: pa.Array) -> np.ndarray:
+    """Per distinct word: :data:`_TERMINAL` (a terminal mark), :data:`_PLAIN` (not only
+    punctuation) or 0 (other punctuation), as int8."""
+    terminal = _bools(pc.is_in(vocabulary, value_set=_SENTENCE_END))
+    punctuation = _matches(vocabulary, r"^\pP+$")
+    return np.where(terminal, _TERMINAL, np.where(punctuation, 0, _PLAIN)).astype(np.int8)
 
 
 def _has_long_word(lines: pa.Array, lengths: np.ndarray, limit: int) -> np.ndarray:

@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ...extensions import optional_module
 from ...text.arrays import contains_literal
 from ...text.words import WHITESPACE
 from .settings import GopherQualitySettings, GopherRepetitionSettings
@@ -42,6 +43,8 @@ REPETITION_RULES = (
 )
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+#: :func:`.._lines.greedy_repeats` (compiled), or None: the exact scan then runs in Python
+_COMPILED_GREEDY = getattr(optional_module("contentx_udf.corpus._lines"), "greedy_repeats", None)
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
@@ -270,7 +273,8 @@ def _greedy_repeated_chars(grams: _NGrams, start, group, text_len, frac, alive, 
 
     The union of all repeats' words bounds it from above and settles almost every text at no
     cost; only texts above the threshold by that bound are scanned exactly, over their repeated
-    n-grams only (one Python step per repeated occurrence, never per word).  ``frac`` None: every
+    n-grams only (one step per repeated occurrence, never per word: compiled,
+    :func:`.._lines.greedy_repeats`, or in Python without the extension).  ``frac`` None: every
     text with a repeat is scanned to its end (the exact count, for the signals)."""
     n, pos = grams.n, grams.pos
     rep_pos = np.sort(pos[~start])
@@ -300,6 +304,18 @@ def _greedy_repeated_chars(grams: _NGrams, start, group, text_len, frac, alive, 
     group_doc = grams.word_doc[group_pos]
     bounds = np.searchsorted(group_doc, suspects), np.searchsorted(group_doc, suspects, side="right")
     limits = np.full(n_docs, np.inf) if exact else frac * text_len
+    if _COMPILED_GREEDY is not None:
+        out[suspects] = _COMPILED_GREEDY(
+            np.ascontiguousarray(group_pos, np.int64),
+            np.ascontiguousarray(group_id, np.int64),
+            np.ascontiguousarray(grams.cum_len, np.int64),
+            bounds[0].astype(np.int64),
+            bounds[1].astype(np.int64),
+            np.ascontiguousarray(np.broadcast_to(limits, (n_docs,))[suspects], np.float64),
+            n,
+            int(group_id.max()) + 1 if len(group_id) else 0,
+        )
+        return out
     for doc_index, lo, hi in zip(suspects.tolist(), bounds[0].tolist(), bounds[1].tolist(), strict=True):
         limit = limits[doc_index]
         seen: set[int] = set()
