@@ -42,11 +42,6 @@ class PieceCheck:
     redo: list[tuple[str, str, int]] = field(default_factory=list)
 
 
-def _scores(row: dict[str, Any]) -> dict[str, float]:
-    scores = row.get("scores") or {}
-    return dict(scores.items() if isinstance(scores, dict) else scores)
-
-
 def chain(pieces: list[tuple[int, int, dict[str, float], str | None]]) -> tuple[bool, int]:
     """Whether the pieces of one file, ``(start, end, scores, error)`` in file order, chain, and how
     many of them count (those up to and including the first that stopped on damage)."""
@@ -83,7 +78,11 @@ def check_pieces(
     out = PieceCheck()
     by_file: dict[str, list[dict[str, Any]]] = {}
     for row in stats_rows:
-        row = {"warc_filename": row["warc_filename"], "scores": _scores(row), "error": row["error"]}
+        row = {
+            "warc_filename": row["warc_filename"],
+            "scores": dict(row["scores"] or {}),
+            "error": row["error"],
+        }
         if row["warc_filename"] in pieces_of and "piece.start" in row["scores"]:
             by_file.setdefault(row["warc_filename"], []).append(row)
         else:

@@ -473,6 +473,22 @@ def write_file_output(
 STATS_COLUMNS = "warc_filename string, scores map<string,double>, error string"
 
 
+def _input_files(batches) -> Iterator[tuple[str, str, int, int, int]]:
+    """``(location, warc_filename, file_index, start, end)`` of the input rows; the columns a batch
+    lacks mean a whole file (``file_index`` 0, ``start`` 0, ``end`` -1)."""
+    for batch in batches:
+        data = batch.to_pydict()
+        rows = batch.num_rows
+        yield from zip(
+            data["location"],
+            data["warc_filename"],
+            data.get("file_index", [0] * rows),
+            data.get("start", [0] * rows),
+            data.get("end", [-1] * rows),
+            strict=True,
+        )
+
+
 def make_partition_fn(settings: WorkerSettings):
     """The ``mapInArrow`` function: input batches of (location, warc_filename) -> output rows.
 
@@ -488,38 +504,19 @@ def make_partition_fn(settings: WorkerSettings):
 
             full = arrow_schema()
             stats_schema = pa.schema([full.field(name) for name in ("warc_filename", "scores", "error")])
-            for batch in batches:
-                data = batch.to_pydict()
-                whole = [0] * batch.num_rows, [-1] * batch.num_rows
-                for location, name, index, start, end in zip(
-                    data["location"],
-                    data["warc_filename"],
-                    data["file_index"],
-                    data.get("start", whole[0]),
-                    data.get("end", whole[1]),
-                    strict=True,
-                ):
-                    stats = write_file_output(location, name, index, settings, start, end)
-                    yield _to_batch([stats], stats_schema)
+            for location, name, index, start, end in _input_files(batches):
+                stats = write_file_output(location, name, index, settings, start, end)
+                yield _to_batch([stats], stats_schema)
             freeze_long_lived()
             return
         schema = arrow_schema()
         buffer: list[dict[str, Any]] = []
-        for batch in batches:
-            data = batch.to_pydict()
-            whole = [0] * batch.num_rows, [-1] * batch.num_rows
-            for location, name, start, end in zip(
-                data["location"],
-                data["warc_filename"],
-                data.get("start", whole[0]),
-                data.get("end", whole[1]),
-                strict=True,
-            ):
-                for row in process_file(location, name, settings, start, end):
-                    buffer.append(row)
-                    if len(buffer) >= settings.rows_per_batch:
-                        yield _to_batch(buffer, schema)
-                        buffer = []
+        for location, name, _index, start, end in _input_files(batches):
+            for row in process_file(location, name, settings, start, end):
+                buffer.append(row)
+                if len(buffer) >= settings.rows_per_batch:
+                    yield _to_batch(buffer, schema)
+                    buffer = []
         if buffer:
             yield _to_batch(buffer, schema)
         freeze_long_lived()

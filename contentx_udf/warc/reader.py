@@ -231,13 +231,7 @@ class WarcReader:
                 elif (
                     rec_type == "metadata" and pending is not None and _refers_to(rec, pending.warc_record_id)
                 ):
-                    try:
-                        meta = self._read_metadata(rec)
-                    except _StreamError:
-                        raise
-                    except Exception as exc:
-                        _reraise_io_error(src, exc)
-                        pending.notes.append(f"unreadable metadata record: {_describe_exc(exc)}")
+                    meta = self._pending_metadata(src, rec, pending)
                 declared = _content_length(rec)
                 self._drain(rec.raw_stream)
                 remaining = getattr(rec.raw_stream, "limit", 0) or 0
@@ -353,16 +347,9 @@ class WarcReader:
                 return True
             if not _refers_to(rec, pending.warc_record_id):
                 return True
-            try:
-                meta = self._read_metadata(rec)
-            except _StreamError:
-                raise
-            except Exception as exc:  # (as in __iter__)
-                _reraise_io_error(src, exc)
-                pending.notes.append(f"unreadable metadata record: {_describe_exc(exc)}")
-                return True
+            meta = self._pending_metadata(src, rec, pending)
             self._drain(rec.raw_stream)
-            if not (getattr(rec.raw_stream, "limit", 0) or 0):  # (a cut record's is not applied)
+            if meta is not None and not (getattr(rec.raw_stream, "limit", 0) or 0):  # (not a cut one's)
                 _apply_metadata(pending, meta)
         except Exception as exc:
             _reraise_io_error(src, exc)
@@ -532,6 +519,20 @@ class WarcReader:
         else:
             row.payload = bytes(data)
         return row
+
+    def _pending_metadata(
+        self, src: _CountingReader, rec: Any, pending: WarcRow
+    ) -> tuple[str | None, str | None, list[str]] | None:
+        """The metadata record ``rec`` of ``pending``, read; None (and a note on ``pending``) when it
+        cannot be read.  Stream damage and I/O errors propagate."""
+        try:
+            return self._read_metadata(rec)
+        except _StreamError:
+            raise
+        except Exception as exc:
+            _reraise_io_error(src, exc)
+            pending.notes.append(f"unreadable metadata record: {_describe_exc(exc)}")
+            return None
 
     def _read_metadata(self, rec: Any) -> tuple[str | None, str | None, list[str]]:
         data, _ = _collect(_raw_blocks(rec.raw_stream), _METADATA_MAX, _State(), False)

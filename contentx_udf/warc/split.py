@@ -24,9 +24,12 @@ from typing import BinaryIO
 GZIP_MEMBER_HEAD = b"\x1f\x8b\x08"
 #: What a WARC record's member inflates to first (WARC/1.0, WARC/1.1).
 WARC_HEAD = b"WARC/1."
-#: Bytes read at a time while searching, and at most while checking one candidate member.
+#: Bytes read at a time while searching, and at most while checking one candidate member (a
+#: member header and the deflate bits of its first 7 bytes take well under 100; a header with
+#: longer optional fields than this is not recognised: the pieces then do not chain and the job
+#: reads the file whole).
 SEARCH_BLOCK = 1 << 16
-CHECK_BYTES = 1 << 16
+CHECK_BYTES = 1 << 12
 
 
 @dataclass
