@@ -238,9 +238,7 @@ def test_searches_in_the_utf8_bytes_find_what_str_searches_find():
     from contentx_udf.methods.blocks import noscript_html
     from contentx_udf.page.document import Document
 
-    pages = [p.encode() for p in SEARCHED]
-    if (SHARED / "scrapinghub").exists():
-        pages += [p.html for p in load_gold(SHARED / "scrapinghub")]
+    pages = [p.encode() for p in SEARCHED] + scrapinghub_pages()
     with_noscript = with_types = 0
     for page in pages:
         doc = Document.parse(page)
@@ -320,9 +318,7 @@ def test_repeated_siblings_and_templates_of_the_compiled_pass_equal_the_sorting_
 
     from .compiled_check import same_partition
 
-    pages = [TRICKY.encode()]
-    if (SHARED / "scrapinghub").exists():
-        pages += [p.html for p in load_gold(SHARED / "scrapinghub")][:60]
+    pages = [TRICKY.encode()] + scrapinghub_pages()[:60]
     repeated_pages = 0
     for page in pages:
         doc = Document.parse(page)
@@ -341,6 +337,14 @@ def test_repeated_siblings_and_templates_of_the_compiled_pass_equal_the_sorting_
         assert same_partition(fast[1], slow[1])
         repeated_pages += bool((fast[0] > 1).any())
     assert repeated_pages >= 2
+
+
+def scrapinghub_pages() -> list[bytes]:
+    """The 181 scrapinghub pages, or a skip without ../shared (the tests that count what these
+    pages hold)."""
+    if not (SHARED / "scrapinghub").exists():
+        pytest.skip("shared development data not present")
+    return [p.html for p in load_gold(SHARED / "scrapinghub")]
 
 
 def real_pages(count: int) -> list[bytes]:
@@ -531,8 +535,7 @@ def test_pages_not_decoded_parse_as_decoded_ones(monkeypatch):
         b"<p>nul\x00</p>",
         "<div>".join(["<p>deep"] * 50).encode(),
     ]
-    if (SHARED / "scrapinghub").exists():
-        pages += [p.html for p in load_gold(SHARED / "scrapinghub")]
+    pages += scrapinghub_pages()
 
     def fields(doc):
         dom = doc.dom
