@@ -25,7 +25,7 @@ from contentx_udf.page.document import (
 )
 from contentx_udf.settings import COMMON
 
-from .conftest import DEVSET
+from .conftest import DEVSET, shared_or_skip
 from .helpers import assert_not_failed
 
 ARTICLE = " ".join(
@@ -336,7 +336,7 @@ def test_nesting_check_compiled_equals_numpy_on_real_pages():
     if compiled.module() is None:
         pytest.skip(compiled.status())
     outcomes = []
-    for path in sorted(DEVSET.glob("html/*.html.gz")):
+    for path in sorted(shared_or_skip(DEVSET).glob("html/*.html.gz")):
         data = gzip.decompress(path.read_bytes())
         for max_depth in (8, 15, 25, 1000):
             within = nesting_within(data, max_depth)
