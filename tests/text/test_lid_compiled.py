@@ -91,6 +91,24 @@ def test_tokeniser_edge_cases_match_fastText(predictor, sample):
     assert _compiled(predictor, sample) == _fasttext(sample)
 
 
+
+def test_the_cache_of_unknown_tokens_changes_no_score_when_warm_or_reset():
+    """Unknown tokens' n-gram rows are kept per predictor (``_lid.WordCache``): a token seen again
+    adds the same rows in the same order, and a full cache starts over; the scores stay fastText's
+    bit for bit, first time, second time and across the resets."""
+    fresh = _lid.Predictor(fasttext_file.read_model(bundled_model()))
+    lines = [
+        " ".join(f"w{k:05d}x{'ab'[k % 2]}ö" for k in range(start, start + 500)) + " the Mädchen, (etc.)"
+        for start in range(0, 45_000, 500)
+    ]
+    first = [_compiled(fresh, line) for line in lines]
+    entries, resets = fresh.cache_state
+    assert resets >= 1 and entries > 0  # 45,000 distinct tokens overflow its 32,768 entries
+    assert first == [_fasttext(line) for line in lines]
+    assert [_compiled(fresh, line) for line in reversed(lines)] == first[::-1]
+    long_token = "y" * 65 + "ß"  # (longer than 64 bytes: not cached)
+    assert _compiled(fresh, f"{long_token} {long_token}") == _fasttext(f"{long_token} {long_token}")
+
 def test_a_text_with_a_lone_surrogate_takes_fastTexts_path():
     text = "Ein ganz normaler deutscher Satz \ud800 mit einem kaputten Zeichen darin."
     try:
