@@ -48,7 +48,7 @@ from .output import (
     output_store,
     prepare_output,
 )
-from .pieces import apply_check, check_pieces
+from .pieces import apply_check, check_pieces, write_file_stats
 from .progress import Progress, count_files
 from .worker import (
     FILES_METHOD,
@@ -148,7 +148,7 @@ def run_batch(
         stats = [row.asDict() for row in extract(tasks).collect()]
         if any(is_piece(start, end) for task in tasks for *_file, start, end in task):
             check = check_pieces(stats, tasks)
-            apply_check(settings.write_dir, check, files_schema(), settings.compression)
+            apply_check(settings.write_dir, check)
             stats = list(check.stats)
             if check.redo:  # pieces that did not chain: those files are read again, whole
                 again = extract([[(*f, 0, -1)] for f in check.redo], counted=False)
@@ -156,6 +156,7 @@ def run_batch(
         missing = {name for _loc, name in files} - {row["warc_filename"] for row in stats}
         if missing:  # cannot happen unless a task lost its output silently
             raise RuntimeError(f"no output reported for {len(missing)} input file(s): {sorted(missing)[:3]}")
+        write_file_stats(settings.write_dir, stats, files_schema(), settings.compression)
     else:
         table = extract(tasks, spark_schema())
         table.write.mode("overwrite").partitionBy("method").parquet(staging)

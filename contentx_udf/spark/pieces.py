@@ -6,7 +6,8 @@ the batch's tasks are done, each split file's pieces must chain: a piece's first
 the one before it stopped (``piece.first`` = the previous ``piece.next``, :func:`.worker.piece_scores`).
 
 * They chain: the file's rows are exactly those of reading it whole; its statistics rows become
-  one (counts added), so ``_contentx/files`` keeps one row per input file.
+  one (counts added), so ``_contentx/files`` keeps one row per input file (written by the driver
+  with the batch's other statistics rows: :func:`write_file_stats`).
 * A piece stopped on damage (``error``): reading the whole file stops there too, so the pieces
   after it are dropped (their part files deleted).
 * They do not chain (a record header found inside another record's payload, e.g. a stored
@@ -34,10 +35,6 @@ class PieceCheck:
     stats: list[dict[str, Any]] = field(default_factory=list)
     #: part files to delete from every ``method=`` directory of the staging area
     drop: list[str] = field(default_factory=list)
-    #: statistics part files to delete (``method=_files``: replaced by the merged rows)
-    drop_stats: list[str] = field(default_factory=list)
-    #: merged statistics rows to write, by part file name (under ``method=_files``)
-    merged: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: the files to read again whole: ``(location, warc_filename, file_index)``
     redo: list[tuple[str, str, int]] = field(default_factory=list)
 
@@ -103,10 +100,9 @@ def check_pieces(
             out.redo.append((location, name, index))
             continue
         out.drop += parts[counted:]
-        out.drop_stats += parts[:counted]
-        merged = merge_stats(name, [rows[start] for start, _end, _scores, _error in ordered[:counted]])
-        out.merged[part_name(index)] = merged
-        out.stats.append(merged)
+        out.stats.append(
+            merge_stats(name, [rows[start] for start, _end, _scores, _error in ordered[:counted]])
+        )
     return out
 
 
@@ -126,32 +122,56 @@ def merge_stats(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"warc_filename": name, "scores": total, "error": error}
 
 
-def apply_check(staging: str, check: PieceCheck, files_schema, compression: str = "zstd") -> None:
-    """Carry out ``check`` in a local staging directory: delete the dropped pieces' part files
-    (and the pieces' statistics files), write the merged statistics rows."""
+def apply_check(staging: str, check: PieceCheck) -> None:
+    """Carry out ``check`` in a local staging directory: delete the dropped pieces' part files."""
+    drop = set(check.drop)
+    for entry in os.listdir(staging) if os.path.isdir(staging) else ():
+        if entry.startswith("method="):
+            directory = os.path.join(staging, entry)
+            for part in set(os.listdir(directory)) & drop:
+                os.remove(os.path.join(directory, part))
+
+
+#: The one statistics file of a batch written by the driver (under ``method=_files``).
+FILE_STATS_PART = "part-00000.parquet"
+
+
+def write_file_stats(
+    staging: str, rows: list[dict[str, Any]], files_schema, compression: str = "zstd"
+) -> None:
+    """Write a batch's statistics rows (``warc_filename``, ``scores``, ``error``: one per input
+    file) as one Parquet file under ``method=_files`` of a local staging directory, with the
+    columns the workers would give them (:func:`.worker.file_row`): one file per batch rather
+    than one per input file, written where the rows already are (the driver collects them)."""
+    import errno
+
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from .inputs import crawl_and_segment
     from .worker import _to_batch
 
-    drop, drop_stats = set(check.drop), set(check.drop_stats)
-    for entry in os.listdir(staging) if os.path.isdir(staging) else ():
-        if entry.startswith("method="):
-            directory = os.path.join(staging, entry)
-            gone = drop | drop_stats if entry == f"method={FILES_METHOD}" else drop
-            for part in set(os.listdir(directory)) & gone:
-                os.remove(os.path.join(directory, part))
-    directory = os.path.join(staging, f"method={FILES_METHOD}")
-    for part, row in check.merged.items():
+    full = []
+    for row in rows:
         crawl, segment = crawl_and_segment(row["warc_filename"])
-        full = {
-            **row,
-            "scores": list(row["scores"].items()),
-            "crawl": crawl,
-            "warc_segment": segment,
-            "status": "error" if row["error"] else "ok",
-        }
+        scores = row["scores"] or {}
+        full.append(
+            {
+                "warc_filename": row["warc_filename"],
+                "scores": list(scores.items()) if isinstance(scores, dict) else list(scores),
+                "error": row["error"],
+                "crawl": crawl,
+                "warc_segment": segment,
+                "status": "error" if row["error"] else "ok",
+            }
+        )
+    directory = os.path.join(staging, f"method={FILES_METHOD}")
+    path = os.path.join(directory, FILE_STATS_PART)
+    try:
         os.makedirs(directory, exist_ok=True)
-        table = pa.Table.from_batches([_to_batch([full], files_schema)])
-        pq.write_table(table, os.path.join(directory, part), compression=compression)
+        table = pa.Table.from_batches([_to_batch(full, files_schema)])
+        pq.write_table(table, path, compression=compression)
+    except OSError as exc:
+        if exc.errno == errno.ENOSPC or "No space left on device" in str(exc):
+            raise OSError(errno.ENOSPC, "No space left on device", path) from exc  # (name the file)
+        raise
