@@ -1,7 +1,7 @@
 """Spark job throughput against a plain Python loop over the same records.
 
     python benchmarks/job_speed.py [--copies 11] [--methods cectd-ds] [--writer auto] [--hostile]
-                                   [--loop-language] [--jvm-defaults]
+                                   [--loop-language] [--jvm-defaults] [--rounds 3]
 
 Copies ``../shared/warc/fixtures/scrapinghub-scale.warc.gz`` ``--copies`` times (181 pages
 each; 11 copies ~ 2,000 pages) into a temporary directory, then measures on this machine:
@@ -17,6 +17,10 @@ each; 11 copies ~ 2,000 pages) into a temporary directory, then measures on this
     package, as the loop's processes are forked from this interpreter after its imports; until
     2026-11-27 the warm-up read one file, which started one worker, and the timed run paid the
     second worker's start, 0.2-0.5 s of imports and set-up under load).
+Each of ``--rounds`` rounds runs the loop, the job and the job reading whole files back to back
+(the loop's processes are forked from this interpreter, the session's idle JVM beside them); the
+figures are the rounds' medians (until 2026-11-28 one round, the loop before the session started:
+this machine's speed drifts by a few per cent between minutes, as much as the margin to the goal).
 Prints records/s of both, the ratio, and the peak RSS (VmHWM) of the Spark Python workers (of
 this interpreter: other Spark users' workers on the machine are left out);
 the last line holds every figure.  ``--hostile`` also runs the hostile fixture through the
@@ -28,12 +32,19 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from _common import FIXTURES, REPO, SCALE_FIXTURE, scale_copies
+# The loop's processes get what Spark gives its Python workers (PythonRunner sets OMP_NUM_THREADS to
+# spark.task.cpus, 1): single-threaded BLAS.  Before 2026-11-28 the loop ran with OpenBLAS's default
+# (a thread per core: its idle threads spin after each numpy call and took the other process's
+# core), 1-2 % slower than it need be, to the job's advantage; set before numpy is imported.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+from _common import FIXTURES, REPO, SCALE_FIXTURE, scale_copies  # noqa: E402
 
 sys.path.insert(0, str(REPO))
 
@@ -99,6 +110,12 @@ def main() -> int:
     parser.add_argument("--writer", default="auto", choices=("auto", "arrow", "spark"))
     parser.add_argument("--hostile", action="store_true")
     parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="rounds of loop, job and job reading files whole, back to back; the figures are their medians",
+    )
+    parser.add_argument(
         "--loop-language",
         action="store_true",
         help="also time the loop with the language id and hash the job adds to every ok row",
@@ -115,19 +132,6 @@ def main() -> int:
     procs = os.cpu_count() or 2
     with tempfile.TemporaryDirectory(prefix="contentx-bench-") as tmp:
         files = scale_copies(args.copies, Path(tmp) / "in")
-
-        loop_records, loop_s = plain_loop(files, methods, procs)
-        loop_rate = loop_records / loop_s
-        print(
-            f"plain loop ({procs} processes): {loop_records} records in {loop_s:.1f} s "
-            f"= {loop_rate:.1f} records/s"
-        )
-        lid_rate = None
-        if args.loop_language:
-            lid_records, lid_s = plain_loop(files, methods, procs, language=True)
-            lid_rate = lid_records / lid_s
-            print(f"plain loop + language id and hash: {lid_rate:.1f} records/s")
-
         from contentx_udf.spark.worker_env import spark_session
 
         # the session as the job starts it: conf/extract.toml's driver JVM options, unless
@@ -144,32 +148,64 @@ def main() -> int:
             JobConfig(inputs=files[:procs], output=f"{tmp}/warm", methods=methods, writer=args.writer),
             spark=spark,
         )
-        summary = run(
-            JobConfig(inputs=files, output=f"{tmp}/out", methods=methods, writer=args.writer), spark=spark
-        )
-        # the same job with every file read whole by one task (min_piece_bytes 0)
-        whole = run(
-            JobConfig(
-                inputs=files, output=f"{tmp}/whole", methods=methods, writer=args.writer, min_piece_bytes=0
-            ),
-            spark=spark,
-        )
-        whole_rate = whole["content_records"] / whole["elapsed_seconds"]
-        job_s = summary["elapsed_seconds"]
-        job_records = summary["content_records"]  # the loop counts content records too
-        job_rate = job_records / job_s
+        rounds: list[dict[str, float]] = []
+        for k in range(args.rounds):
+            # one round: the loop, then the job, then the job reading every file whole, back to back
+            # (a shared machine's speed drifts by a few per cent over minutes: each round's ratios
+            # compare runs made within a minute of each other; the figures are the rounds' medians)
+            loop_records, loop_s = plain_loop(files, methods, procs)
+            lid_rate = None
+            if args.loop_language:
+                lid_records, lid_s = plain_loop(files, methods, procs, language=True)
+                lid_rate = lid_records / lid_s
+            summary = run(
+                JobConfig(inputs=files, output=f"{tmp}/out{k}", methods=methods, writer=args.writer),
+                spark=spark,
+            )
+            # the same job with every file read whole by one task (min_piece_bytes 0)
+            whole = run(
+                JobConfig(
+                    inputs=files,
+                    output=f"{tmp}/whole{k}",
+                    methods=methods,
+                    writer=args.writer,
+                    min_piece_bytes=0,
+                ),
+                spark=spark,
+            )
+            job_records = summary["content_records"]  # the loop counts content records too
+            figures = {
+                "loop_rps": loop_records / loop_s,
+                "job_rps": job_records / summary["elapsed_seconds"],
+                "whole_files_rps": whole["content_records"] / whole["elapsed_seconds"],
+            }
+            figures["ratio"] = figures["job_rps"] / figures["loop_rps"]
+            figures["ratio_whole_files"] = figures["whole_files_rps"] / figures["loop_rps"]
+            if lid_rate:
+                figures["loop_language_rps"] = lid_rate
+                figures["ratio_language"] = figures["job_rps"] / lid_rate
+            rounds.append(figures)
+            print(
+                f"round {k + 1}: plain loop ({procs} processes) {figures['loop_rps']:.1f} records/s, "
+                f"spark job (local[*], writer {args.writer}) {figures['job_rps']:.1f} "
+                f"({job_records} records in {summary['elapsed_seconds']:.1f} s): "
+                f"ratio {figures['ratio']:.2f}; "
+                f"every file read whole (no pieces) {figures['whole_files_rps']:.1f}: "
+                f"{figures['ratio_whole_files']:.2f}"
+                + (
+                    f"; loop + language id and hash {lid_rate:.1f}: {figures['ratio_language']:.2f}"
+                    if lid_rate
+                    else ""
+                ),
+                flush=True,
+            )
+        median = {key: statistics.median(r[key] for r in rounds) for key in rounds[0]}
+        loop_rate, job_rate, whole_rate = median["loop_rps"], median["job_rps"], median["whole_files_rps"]
         rss = python_workers_peak_rss_mb()
-        print(
-            f"spark job (local[*], writer {args.writer}): {job_records} records in {job_s:.1f} s "
-            f"= {job_rate:.1f} records/s"
-        )
-        print(f"spark / loop: {job_rate / loop_rate:.2f} (goal >= 0.9)")
-        print(
-            f"spark with every file read whole (no pieces): {whole_rate:.1f} records/s, "
-            f"/ loop: {whole_rate / loop_rate:.2f}"
-        )
-        if lid_rate:
-            print(f"spark / (loop + language id and hash): {job_rate / lid_rate:.2f}")
+        print(f"spark / loop, median of {len(rounds)} rounds: {median['ratio']:.2f} (goal >= 0.9)")
+        print(f"spark with every file read whole (no pieces) / loop: {median['ratio_whole_files']:.2f}")
+        if args.loop_language:
+            print(f"spark / (loop + language id and hash): {median['ratio_language']:.2f}")
         print(f"peak RSS of the Python workers: {rss:.0f} MB (goal <= 1024)")
         hostile_rss = None
         if args.hostile:
@@ -185,12 +221,19 @@ def main() -> int:
             hostile_rss = python_workers_peak_rss_mb()
             print(f"peak RSS of the Python workers after the hostile fixture: {hostile_rss:.0f} MB")
         spark.stop()
+    ratios = ",".join(f"{r['ratio']:.2f}" for r in rounds)
     print(
-        f"RESULT loop_rps={loop_rate:.1f} job_rps={job_rate:.1f} ratio={job_rate / loop_rate:.2f} "
+        f"RESULT loop_rps={loop_rate:.1f} job_rps={job_rate:.1f} ratio={median['ratio']:.2f} "
         f"worker_peak_rss_mb={rss:.0f} whole_files_rps={whole_rate:.1f} "
-        f"ratio_whole_files={whole_rate / loop_rate:.2f}"
+        f"ratio_whole_files={median['ratio_whole_files']:.2f} rounds={len(rounds)} "
+        f"ratios={ratios}"
         + (f" hostile_peak_rss_mb={hostile_rss:.0f}" if hostile_rss else "")
-        + (f" loop_language_rps={lid_rate:.1f} ratio_language={job_rate / lid_rate:.2f}" if lid_rate else "")
+        + (
+            f" loop_language_rps={median['loop_language_rps']:.1f}"
+            f" ratio_language={median['ratio_language']:.2f}"
+            if args.loop_language
+            else ""
+        )
     )
     return 0
 
