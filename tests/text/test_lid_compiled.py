@@ -91,7 +91,6 @@ def test_tokeniser_edge_cases_match_fastText(predictor, sample):
     assert _compiled(predictor, sample) == _fasttext(sample)
 
 
-
 def test_the_cache_of_unknown_tokens_changes_no_score_when_warm_or_reset():
     """Unknown tokens' n-gram rows are kept per predictor (``_lid.WordCache``): a token seen again
     adds the same rows in the same order, and a full cache starts over; the scores stay fastText's
@@ -108,6 +107,7 @@ def test_the_cache_of_unknown_tokens_changes_no_score_when_warm_or_reset():
     assert [_compiled(fresh, line) for line in reversed(lines)] == first[::-1]
     long_token = "y" * 65 + "ß"  # (longer than 64 bytes: not cached)
     assert _compiled(fresh, f"{long_token} {long_token}") == _fasttext(f"{long_token} {long_token}")
+
 
 def test_a_text_with_a_lone_surrogate_takes_fastTexts_path():
     text = "Ein ganz normaler deutscher Satz \ud800 mit einem kaputten Zeichen darin."
