@@ -76,11 +76,27 @@ cdef struct Collapsed:
     Py_ssize_t ascii_lower
 
 
+ctypedef fused _code_unit:
+    uint8_t
+    uint16_t
+    uint32_t
+
+
 cdef Collapsed _collapse(int kind, void *data, Py_ssize_t length, char *out) noexcept nogil:
+    """:func:`_collapse_units` of a string's data of ``kind`` (1, 2 or 4 bytes per code point)."""
+    if kind == 1:
+        return _collapse_units(<const uint8_t *>data, length, out)
+    if kind == 2:
+        return _collapse_units(<const uint16_t *>data, length, out)
+    return _collapse_units(<const uint32_t *>data, length, out)
+
+
+cdef Collapsed _collapse_units(const _code_unit *data, Py_ssize_t length, char *out) noexcept nogil:
     """``" ".join(text[:length].split())`` encoded as UTF-8 into ``out`` (4 bytes per code point
     at most): the runs of ``str.split``'s whitespace (``Py_UNICODE_ISSPACE``) made one space, the
     ends dropped; with the character tests :func:`~contentx_udf.text.language._sample` and
-    ``_mostly_upper`` make on the result."""
+    ``_mostly_upper`` make on the result.  One version per string kind: the kind is tested once
+    per text, not per character."""
     cdef Collapsed r
     cdef Py_ssize_t i, n = 0
     cdef uint32_t ch
@@ -89,7 +105,7 @@ cdef Collapsed _collapse(int kind, void *data, Py_ssize_t length, char *out) noe
     r.alpha = r.lower_or_title = r.upper = False
     r.ascii_upper = r.ascii_lower = 0
     for i in range(length):
-        ch = PyUnicode_READ(kind, data, i)
+        ch = data[i]
         if Py_UNICODE_ISSPACE(ch):
             pending = n > 0
             continue
@@ -173,12 +189,6 @@ cdef inline Py_ssize_t _put_utf8(char *out, Py_ssize_t n, uint32_t ch) noexcept 
     out[n + 2] = <char>(0x80 | ((ch >> 6) & 0x3F))
     out[n + 3] = <char>(0x80 | (ch & 0x3F))
     return n + 4
-
-
-ctypedef fused _code_unit:
-    uint8_t
-    uint16_t
-    uint32_t
 
 
 cdef Py_ssize_t _collapse_lower(const _code_unit *data, Py_ssize_t length, char *out) noexcept nogil:
