@@ -3,6 +3,7 @@ table, statistics and summary equal those of reading every file whole."""
 
 from __future__ import annotations
 
+import errno
 import random
 import shutil
 from pathlib import Path
@@ -11,10 +12,12 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 
+from contentx_udf.errors import disk_full_line
 from contentx_udf.spark import inputs as job_inputs
 from contentx_udf.spark import job
 from contentx_udf.spark.config import JobConfig
-from contentx_udf.spark.pieces import chain, check_pieces, merge_stats
+from contentx_udf.spark.pieces import FILE_STATS_PART, chain, check_pieces, merge_stats, write_file_stats
+from contentx_udf.spark.worker import files_schema
 
 from ..conftest import SHARED_WARC, TEST_DATA, shared_or_skip
 from ..warc.builders import build_warc, member_offsets, response
@@ -86,6 +89,35 @@ def test_merged_statistics_add_counts_and_keep_the_first_error():
     stats = [{"warc_filename": "g", "scores": {"records.response": 1.0}, "error": None}]
     check = check_pieces(stats, [[("g", "g", 0, 0, -1)]])
     assert check.stats == stats and not check.drop and not check.redo  # whole files pass through
+
+
+def test_the_batch_statistics_file_and_a_full_disk_there(tmp_path, monkeypatch):
+    """The driver writes a batch's statistics rows as one Parquet file with the workers' columns;
+    a full disk there names that file in the job's one line."""
+    cc = "s3://commoncrawl/crawl-data/CC-MAIN-2024-10/segments/1707947473347.0/warc/a.warc.gz"
+    rows = [
+        {"warc_filename": cc, "scores": {"records.response": 2.0, "seconds": 0.5}, "error": None},
+        {"warc_filename": "local.warc.gz", "scores": {}, "error": "cannot read local.warc.gz: gone"},
+    ]
+    write_file_stats(str(tmp_path), rows, files_schema())
+    written = pq.read_table(tmp_path / "method=_files" / FILE_STATS_PART).to_pylist()
+    assert [
+        (r["warc_filename"], r["crawl"], r["warc_segment"], r["status"], r["error"]) for r in written
+    ] == [
+        (cc, "CC-MAIN-2024-10", "1707947473347.0", "ok", None),
+        ("local.warc.gz", None, None, "error", "cannot read local.warc.gz: gone"),
+    ]
+    assert written[0]["scores"] == [("records.response", 2.0), ("seconds", 0.5)]
+
+    def full(*_args, **_kwargs):
+        raise OSError("IOError: No space left on device")  # (pyarrow's message names no file)
+
+    monkeypatch.setattr(pq, "write_table", full)
+    with pytest.raises(OSError) as caught:
+        write_file_stats(str(tmp_path / "b"), rows, files_schema())
+    assert caught.value.errno == errno.ENOSPC
+    path = tmp_path / "b" / "method=_files" / FILE_STATS_PART
+    assert f"no space left on device writing {path}:" in disk_full_line(caught.value)
 
 
 def _table(output: Path) -> list[dict]:
