@@ -141,37 +141,21 @@ def write_file_stats(
 ) -> None:
     """Write a batch's statistics rows (``warc_filename``, ``scores``, ``error``: one per input
     file) as one Parquet file under ``method=_files`` of a local staging directory, with the
-    columns the workers would give them (:func:`.worker.file_row`): one file per batch rather
+    columns the workers would give them (:func:`.worker.stats_row`): one file per batch rather
     than one per input file, written where the rows already are (the driver collects them)."""
-    import errno
-
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from .inputs import crawl_and_segment
-    from .worker import _to_batch
+    from .worker import _to_batch, naming_full_disk, stats_row
 
-    full = []
-    for row in rows:
-        crawl, segment = crawl_and_segment(row["warc_filename"])
-        scores = row["scores"] or {}
-        full.append(
-            {
-                "warc_filename": row["warc_filename"],
-                "scores": list(scores.items()) if isinstance(scores, dict) else list(scores),
-                "error": row["error"],
-                "crawl": crawl,
-                "warc_segment": segment,
-                "status": "error" if row["error"] else "ok",
-            }
-        )
+    full = [stats_row(r["warc_filename"], list((r["scores"] or {}).items()), r["error"]) for r in rows]
     directory = os.path.join(staging, f"method={FILES_METHOD}")
     path = os.path.join(directory, FILE_STATS_PART)
     try:
         os.makedirs(directory, exist_ok=True)
-        table = pa.Table.from_batches([_to_batch(full, files_schema)])
-        pq.write_table(table, path, compression=compression)
+        pq.write_table(pa.Table.from_batches([_to_batch(full, files_schema)]), path, compression=compression)
     except OSError as exc:
-        if exc.errno == errno.ENOSPC or "No space left on device" in str(exc):
-            raise OSError(errno.ENOSPC, "No space left on device", path) from exc  # (name the file)
+        named = naming_full_disk(exc, path)
+        if named is not None:
+            raise named from exc
         raise

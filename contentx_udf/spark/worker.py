@@ -231,21 +231,35 @@ def file_row(
     from ..page import compiled
     from ..text.language import lid_status
 
-    crawl, segment = crawl_and_segment(warc_filename)
     scores = [(f"records.{k}", float(v)) for k, v in sorted(counts.items())]
     scores += [(f"rows.{m}.{st}", float(v)) for (m, st), v in sorted(rows.items())]
     scores += [("content_records", float(records)), ("seconds", seconds)]
     scores += [("compiled_passes", float(compiled.module() is not None))]
     scores += [("compiled_language_id", float(lid_status(lid_model) == "compiled"))]
+    return stats_row(warc_filename, scores, file_error)
+
+
+def stats_row(warc_filename: str, scores: list[tuple[str, float]], error: str | None) -> dict[str, Any]:
+    """The columns of a statistics row (partition ``_files``) from its file name, scores and error:
+    :func:`file_row`'s, and the driver's for the rows it writes (:func:`.pieces.write_file_stats`)."""
+    crawl, segment = crawl_and_segment(warc_filename)
     return {
         "warc_filename": warc_filename,
         "crawl": crawl,
         "warc_segment": segment,
         "method": FILES_METHOD,
         "scores": scores,
-        "status": "error" if file_error else "ok",
-        "error": file_error,
+        "status": "error" if error else "ok",
+        "error": error,
     }
+
+
+def naming_full_disk(exc: OSError, path: str) -> OSError | None:
+    """For a full filesystem, the same error naming ``path`` (pyarrow's message names no file, and
+    the job's one line names the file: :func:`..errors.disk_full_line`); None for another error."""
+    if exc.errno == errno.ENOSPC or "No space left on device" in str(exc):
+        return OSError(errno.ENOSPC, "No space left on device", path)
+    return None
 
 
 def read_error(location: str, exc: BaseException) -> str:
@@ -480,9 +494,9 @@ def write_file_output(
     except OSError as exc:
         for writer in writers.values():
             writer.discard()
-        if exc.errno == errno.ENOSPC or "No space left on device" in str(exc):
-            # pyarrow's message names no file: name the one being written
-            raise OSError(errno.ENOSPC, "No space left on device", current) from exc
+        named = naming_full_disk(exc, current)
+        if named is not None:
+            raise named from exc
         raise
     return row  # process_file yields the statistics row last
 
