@@ -23,6 +23,7 @@ from contentx_udf.page.document import (
     HIDDEN_CONTENT_MIN_CHARS,
 )
 
+from ..conftest import shared_or_skip
 from ..helpers import ARTICLE, NAV
 from .compiled_check import compiled_passes, differences
 
@@ -342,9 +343,7 @@ def test_repeated_siblings_and_templates_of_the_compiled_pass_equal_the_sorting_
 def scrapinghub_pages() -> list[bytes]:
     """The 181 scrapinghub pages, or a skip without ../shared (the tests that count what these
     pages hold)."""
-    if not (SHARED / "scrapinghub").exists():
-        pytest.skip("shared development data not present")
-    return [p.html for p in load_gold(SHARED / "scrapinghub")]
+    return [p.html for p in load_gold(shared_or_skip(SHARED / "scrapinghub"))]
 
 
 def real_pages(count: int) -> list[bytes]:
