@@ -10,7 +10,9 @@ import pytest
 from warcio.archiveiterator import ArchiveIterator
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
+#: The shared data (../shared beside the checkout; CONTENTX_SHARED names another place, e.g. from
+#: a git worktree elsewhere)
+SHARED = Path(os.environ.get("CONTENTX_SHARED") or REPO.parent / "shared")
 SHARED_WARC = SHARED / "warc"
 DEVSET = SHARED / "data" / "scrapinghub"
 TEST_DATA = REPO / "tests" / "data"

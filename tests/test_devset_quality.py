@@ -18,7 +18,8 @@ import pytest
 from contentx_udf import METHODS
 from contentx_udf.evaluation import FULL_TEXT, evaluate, format_table, load_gold
 
-DEVSET = Path(__file__).resolve().parents[2] / "shared" / "data" / "scrapinghub"
+from .conftest import DEVSET, SHARED
+
 FLOORS = Path(__file__).resolve().parent / "quality_floors.toml"
 
 pytestmark = [
@@ -82,7 +83,7 @@ def test_no_errors(results):
     assert not errors, "\n".join(errors)
 
 
-WCXB = Path(__file__).resolve().parents[2] / "shared" / "data" / "wcxb-dev"
+WCXB = SHARED / "data" / "wcxb-dev"
 #: combined's word-F1 floor on the fixed WCXB sample below (measured with the shipped model, less 0.01).
 WCXB_SAMPLE_FLOOR = 0.883
 #: Every 15th page of WCXB dev (100 pages of every type).  The shipped model was TRAINED on all of

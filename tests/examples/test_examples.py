@@ -13,11 +13,13 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from ..conftest import SHARED
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 SAMPLE = ROOT / "tests" / "data" / "sample.warc.gz"
 #: a second month's new pages: a small Common Crawl WARC of 2024 (the sample is of 2020)
-NEW_MONTH = ROOT.parent / "shared" / "warc" / "real" / "cc-2024-22__whirlwind.warc.gz"
+NEW_MONTH = SHARED / "warc" / "real" / "cc-2024-22__whirlwind.warc.gz"
 
 
 def _env() -> dict[str, str]:

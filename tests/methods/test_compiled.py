@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,11 +22,12 @@ from contentx_udf.page.document import (
     HIDDEN_CONTENT_MIN_CHARS,
 )
 
+from ..conftest import SHARED as SHARED_ROOT
 from ..conftest import shared_or_skip
 from ..helpers import ARTICLE, NAV
 from .compiled_check import compiled_passes, differences
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
+SHARED = SHARED_ROOT / "data"
 
 TRICKY = (
     "<html><body class='home page' id='top' role='document'>"

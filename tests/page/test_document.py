@@ -5,6 +5,8 @@ from __future__ import annotations
 from contentx_udf import extract
 from contentx_udf.page.document import HIDDEN_CONTENT_MIN_CHARS, Document
 
+from ..conftest import DEVSET
+
 ARTICLE = " ".join(
     f"Sentence {i} of the article explains how the hidden wrapper keeps the page readable." for i in range(12)
 )
@@ -80,14 +82,12 @@ def test_title_is_the_first_title_element_as_a_css_query_finds_it():
     """``Document.title`` (Lexbor's walk by tag name) is the whitespace-collapsed text of the
     element ``css_first("title")`` finds, on SVG/MathML titles, titles in the body, in a template
     or a textarea, upper case, none or empty, and on the scrapinghub pages."""
-    from pathlib import Path
-
     from selectolax.lexbor import LexborHTMLParser
 
     from contentx_udf.evaluation import load_gold
 
     pages = list(TITLE_PAGES)
-    gold = Path(__file__).resolve().parents[3] / "shared" / "data" / "scrapinghub"
+    gold = DEVSET
     if gold.exists():
         pages += [p.html for p in load_gold(gold)]
     titled = 0

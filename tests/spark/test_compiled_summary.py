@@ -40,14 +40,29 @@ def test_summary_counts_files_whose_language_id_ran_through_fasttext(tmp_path):
     assert "compiled language id: off on 1 of 2 files" in out.getvalue()
 
 
-def test_a_worker_reports_how_it_ran_language_id():
-    """The statistics row of a file carries the worker's own language-id path (compiled here,
-    where the extension is built; fastText under CONTENTX_PURE_PYTHON=1)."""
+def test_a_worker_reports_how_it_ran_language_id(monkeypatch):
+    """The statistics row of a file carries the worker's own language-id path: 1 where the
+    extension is built and on (known here from the built file and the switch, not from the code
+    under test), 0 under CONTENTX_PURE_PYTHON=1, where fastText's own predict runs."""
+    import importlib.util
+    import os
     from collections import Counter
 
     from contentx_udf.spark.worker import file_row
-    from contentx_udf.text.language import lid_status
+    from contentx_udf.text import language
 
-    row = file_row("a.warc.gz", Counter(), Counter(), None, 0, 0.1)
-    expected = 1.0 if lid_status() == "compiled" else 0.0
-    assert dict(row["scores"])["compiled_language_id"] == expected
+    def reported() -> float:
+        language._compiled.clear()  # (the identifier is chosen once per process: choose again)
+        row = file_row("a.warc.gz", Counter(), Counter(), None, 0, 0.1)
+        return dict(row["scores"])["compiled_language_id"]
+
+    built = importlib.util.find_spec("contentx_udf.text._lid") is not None
+    switched_off = os.environ.get("CONTENTX_PURE_PYTHON", "") not in ("", "0")
+    saved = dict(language._compiled)
+    try:
+        assert reported() == (1.0 if built and not switched_off else 0.0)
+        monkeypatch.setenv("CONTENTX_PURE_PYTHON", "1")
+        assert reported() == 0.0
+    finally:
+        language._compiled.clear()
+        language._compiled.update(saved)

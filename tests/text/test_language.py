@@ -3,6 +3,8 @@ the text hash is blind to case and spacing only."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from contentx_udf.text.language import (
@@ -133,3 +135,17 @@ def test_direct_model_call_gives_the_reference_codes_and_scores():
     fast = [detect_language(t) for t in texts]
     assert fast == [detect_language_reference(t) for t in texts]
     assert len({code for code, _ in fast}) > 100  # (many languages really compared)
+
+
+def test_the_language_id_extension_is_built():
+    """The install builds text/_lid.pyx (setup.py): fastText's own ``predict`` is for machines without
+    a compiler.  Outside tests/text/test_lid_compiled.py, which skips whole when ``_lid`` is missing,
+    so a failed compile fails here."""
+    import importlib
+
+    from contentx_udf.text.language import lid_status
+
+    if os.environ.get("CONTENTX_PURE_PYTHON", "") not in ("", "0"):
+        pytest.skip("compiled passes turned off by CONTENTX_PURE_PYTHON")
+    importlib.import_module("contentx_udf.text._lid")  # (an ImportError names what is missing)
+    assert lid_status() == "compiled", lid_status()

@@ -27,11 +27,13 @@ from warcio.warcwriter import WARCWriter
 from contentx_udf.warc.reader import WarcReader
 from contentx_udf.warc.row import WarcRow
 
+from ..conftest import SHARED
+
 # ------------------------------------------------------------------------------------------------
 # Where the WARC corpora are, reading them
 # ------------------------------------------------------------------------------------------------
 
-SHARED = Path(__file__).resolve().parents[3] / "shared"
+
 SHARED_WARC = SHARED / "warc"
 LOCAL_DATA = Path(__file__).resolve().parents[1] / "data" / "warc"
 
