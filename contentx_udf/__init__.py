@@ -6,6 +6,9 @@ Public API::
     result = extract(html_bytes, content_type="text/html; charset=utf-8")  # DEFAULT_METHOD
     result.text, result.title, result.scores, result.status, result.error
 
+    from contentx_udf import quality_scores, QualityModel
+    scores = quality_scores(texts, "model.bin", label="__label__hq")  # fastText's probabilities
+
 Every extractor is a pure function of a parsed :class:`~contentx_udf.page.document.Document`;
 nothing here needs Spark.  The Spark job lives in :mod:`contentx_udf.spark`.
 
@@ -21,8 +24,18 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .core import Extraction, MethodResult, extract, extract_all
     from .settings import DEFAULT_METHOD, METHODS
+    from .text.classifier import QualityModel, quality_scores
 
-__all__ = ["DEFAULT_METHOD", "METHODS", "Extraction", "MethodResult", "extract", "extract_all"]
+__all__ = [
+    "DEFAULT_METHOD",
+    "METHODS",
+    "Extraction",
+    "MethodResult",
+    "QualityModel",
+    "extract",
+    "extract_all",
+    "quality_scores",
+]
 __version__ = "0.1.0"
 
 #: Each public name and the submodule it lives in.
@@ -33,6 +46,8 @@ _HOMES = {
     "extract_all": "core",
     "DEFAULT_METHOD": "settings",
     "METHODS": "settings",
+    "QualityModel": "text.classifier",
+    "quality_scores": "text.classifier",
 }
 
 

@@ -68,19 +68,26 @@ class FastTextFile:
 
 
 class _Reader:
-    def __init__(self, data: bytes | mmap.mmap) -> None:
-        self.data, self.pos = data, 0
+    def __init__(self, data: bytes | mmap.mmap, copy: bool = True) -> None:
+        self.data, self.pos, self.copy = data, 0, copy
 
     def unpack(self, fmt: str) -> tuple:
         fmt = "<" + fmt
-        values = struct.unpack_from(fmt, self.data, self.pos)
+        try:
+            values = struct.unpack_from(fmt, self.data, self.pos)
+        except struct.error:
+            raise ValueError("truncated file") from None
         self.pos += struct.calcsize(fmt)
         return values
 
     def array(self, dtype: str, count: int) -> np.ndarray:
         dt = np.dtype(dtype).newbyteorder("<")
+        if count < 0 or self.pos + dt.itemsize * count > len(self.data):
+            raise ValueError("truncated file")
         out = np.frombuffer(self.data, dtype=dt, count=count, offset=self.pos)
         self.pos += dt.itemsize * count
+        if not self.copy:  # (a read-only view of the map: little-endian is the native order here)
+            return out
         return out.astype(dt.newbyteorder("="), copy=True)
 
     def cstring(self) -> bytes:
@@ -127,11 +134,17 @@ def read_args(path: str | Path) -> dict[str, int]:
     return dict(zip(names.split(), struct.unpack_from("<12i", head, 8), strict=True))
 
 
-def read_model(path: str | Path) -> FastTextFile:
-    """Parse the fastText model file at ``path`` (memory-mapped: the arrays are its only copy;
-    raises ``ValueError`` on another format)."""
-    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
-        return _parse(_Reader(data), path)
+def read_model(path: str | Path, mapped: bool = False) -> FastTextFile:
+    """Parse the fastText model file at ``path`` (raises ``ValueError`` on another format, or a
+    truncated file).  The arrays are copies, or with ``mapped`` read-only views of the file's
+    memory map (no copy: the processes that map one file share its pages through the page cache;
+    the map stays open as long as an array refers to it)."""
+    with open(path, "rb") as fh:
+        data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    if not mapped:
+        with data:
+            return _parse(_Reader(data), path)
+    return _parse(_Reader(data, copy=False), path)
 
 
 def _parse(r: _Reader, path: str | Path) -> FastTextFile:
