@@ -47,7 +47,7 @@ def main() -> int:
     args = parser.parse_args()
     from pyspark.sql import SparkSession
 
-    from contentx_udf.spark.worker_env import prepare_driver
+    from contentx_udf.runtime.session import prepare_driver
 
     prepare_driver()  # the workers run this interpreter
     spark = (

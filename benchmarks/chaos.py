@@ -788,7 +788,7 @@ def main() -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     print(f"chaos: seed {seed}, {args.runs} run(s) of {len(names)} case(s)", flush=True)
 
-    from contentx_udf.spark.worker_env import prepare_driver
+    from contentx_udf.runtime.session import prepare_driver
 
     prepare_driver()
     from pyspark.sql import SparkSession

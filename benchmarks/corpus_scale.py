@@ -99,9 +99,9 @@ def line_pool(work: Path) -> list[str]:
     cache = work / "lines-v2.json"
     if cache.exists():
         return json.loads(cache.read_text())
+    from contentx_udf.runtime.session import spark_session
     from contentx_udf.spark import job as extract_job
     from contentx_udf.spark.config import JobConfig
-    from contentx_udf.spark.worker_env import spark_session
 
     warc = work / "wcxb-dev.warc.gz"
     pages = wcxb_warc(warc)

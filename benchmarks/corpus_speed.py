@@ -27,9 +27,9 @@ from _common import add_dated_paragraph, rewrite_html  # noqa: E402
 
 from contentx_udf.corpus import job as corpus_job  # noqa: E402
 from contentx_udf.corpus.config import CorpusConfig  # noqa: E402
+from contentx_udf.runtime.session import spark_session  # noqa: E402
 from contentx_udf.spark import job as extract_job  # noqa: E402
 from contentx_udf.spark.config import JobConfig  # noqa: E402
-from contentx_udf.spark.worker_env import spark_session  # noqa: E402
 
 SHARED = REPO.parent / "shared" / "warc"
 SCALE = SHARED / "fixtures" / "scrapinghub-scale.warc.gz"

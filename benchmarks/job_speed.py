@@ -132,7 +132,7 @@ def main() -> int:
     procs = os.cpu_count() or 2
     with tempfile.TemporaryDirectory(prefix="contentx-bench-") as tmp:
         files = scale_copies(args.copies, Path(tmp) / "in")
-        from contentx_udf.spark.worker_env import spark_session
+        from contentx_udf.runtime.session import spark_session
 
         # the session as the job starts it: conf/extract.toml's driver JVM options, unless
         # --jvm-defaults (the JVM's own: C2 and G1)

@@ -163,9 +163,9 @@ def sweep(n: int, lines: list[str], ks=(2, 3, 4, 5, 8), ns=(10, 20, 30, 50), chu
 
 def real_warcs(work: Path, job_args: list[str]) -> dict:
     """The shared real WARCs through the extraction job, then the corpus job with --line-dedup."""
+    from contentx_udf.runtime.session import spark_session
     from contentx_udf.spark import job as extract_job
     from contentx_udf.spark.config import JobConfig
-    from contentx_udf.spark.worker_env import spark_session
 
     table = work / "real-table"
     if not table.exists():

@@ -175,7 +175,7 @@ def main() -> int:
         sys.exit(f"no UDHR translation {', '.join(missing)} in {UDHR}")
     from contentx_udf.corpus import job as corpus_job
     from contentx_udf.corpus.config import CorpusConfig
-    from contentx_udf.spark.worker_env import spark_session
+    from contentx_udf.runtime.session import spark_session
 
     rng = random.Random(args.seed)
     rows: list[tuple[str, str, str]] = []  # (url, text, language): originals first, then copies

@@ -75,9 +75,9 @@ def main() -> int:
     args = parser.parse_args()
     from contentx_udf.corpus import job as corpus_job
     from contentx_udf.corpus.config import CorpusConfig
+    from contentx_udf.runtime.session import spark_session
     from contentx_udf.spark import job as extract_job
     from contentx_udf.spark.config import JobConfig
-    from contentx_udf.spark.worker_env import spark_session
 
     shutil.rmtree(args.work, ignore_errors=True)
     warcs = args.work / "warcs"

@@ -42,9 +42,9 @@ from _common import REPO, SCALE_FIXTURE, scale_copies
 sys.path.insert(0, str(REPO))
 
 from contentx_udf import DEFAULT_METHOD  # noqa: E402
+from contentx_udf.runtime.session import prepare_driver  # noqa: E402
 from contentx_udf.spark import config as job_config  # noqa: E402
 from contentx_udf.spark import datasource, job, worker  # noqa: E402
-from contentx_udf.spark.worker_env import prepare_driver  # noqa: E402
 
 # --- the variants ------------------------------------------------------------------------
 
@@ -77,7 +77,7 @@ def make_extract_fn(settings: worker.WorkerSettings):
     """mapInArrow stage after the data source: record rows in, the job's output rows out."""
 
     def extract_batches(batches):
-        from contentx_udf.spark.worker_env import prepare_worker
+        from contentx_udf.runtime.worker_env import prepare_worker
         from contentx_udf.warc.row import WarcRow
 
         prepare_worker(settings.worker_memory_mb)

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import importlib
 import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from . import commands
 from .errors import UserError
 
 PROG = "contentx"
@@ -115,21 +115,13 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: the subcommands whose options their job's own parser reads (``main`` passes them through)
-JOB_PARSERS = {
-    "run": "contentx_udf.spark.config",
-    "corpus": "contentx_udf.corpus.config",
-    "select": "contentx_udf.corpus.select",
-}
-
-
 def command_parsers() -> dict[str, argparse.ArgumentParser]:
-    """Every ``contentx`` subcommand's parser by name, in the order of ``contentx --help``; ``run`` and
-    ``corpus`` are their jobs' own parsers. The manual's command reference is generated from these
-    (``docs/hooks/reference.py``)."""
+    """Every ``contentx`` subcommand's parser by name, in the order of ``contentx --help``; the jobs'
+    (``run``, ``corpus``, ``select``: :data:`.commands.JOBS`) are their own parsers. The manual's
+    command reference is generated from these (``docs/hooks/reference.py``)."""
     sub = next(a for a in _build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     return {
-        name: importlib.import_module(JOB_PARSERS[name]).build_parser() if name in JOB_PARSERS else parser
+        name: commands.parser_of(name) if name in commands.JOBS else parser
         for name, parser in sub.choices.items()
     }
 
@@ -298,13 +290,9 @@ def _cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_run(argv: list[str]) -> int:
-    # imported on use: `extract` and `evaluate` never load the job
-    return importlib.import_module("contentx_udf.spark.job").main(argv)
-
-
 def _cmd_jvm_archive(args: argparse.Namespace) -> int:
-    from .spark import class_archive
+    from . import jvm_archive
+    from .runtime import class_archive
 
     if args.if_missing and class_archive.existing() is not None:
         return 0
@@ -313,20 +301,17 @@ def _cmd_jvm_archive(args: argparse.Namespace) -> int:
         "(once; about a minute)",
         file=sys.stderr,
     )
-    class_archive.create()
+    jvm_archive.create()
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``contentx`` / ``python -m contentx_udf``; returns the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    if args_list[:1] == ["run"]:
-        # Everything after "run" belongs to the job, options included: no parsing here.
-        return _cmd_run(args_list[1:])
-    if args_list[:1] == ["corpus"]:  # the corpus job parses its own options, like "run"
-        return importlib.import_module("contentx_udf.corpus.job").main(args_list[1:])
-    if args_list[:1] == ["select"]:  # a re-cut of a corpus built with --signals
-        return importlib.import_module("contentx_udf.corpus.select").main(args_list[1:])
+    if args_list[:1] and args_list[0] in commands.JOBS:
+        # Everything after a job's name belongs to the job, options included: no parsing here
+        # (its module is imported on use: `extract` and `evaluate` never load a job).
+        return commands.main_of(args_list[0])(args_list[1:])
     parser = _build_parser()
     try:
         args = parser.parse_args(args_list)

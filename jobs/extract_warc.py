@@ -10,10 +10,10 @@ import sys
 from pathlib import Path
 
 try:
-    from contentx_udf.spark.job import main
+    from contentx_udf.commands import main_of
 except ImportError:  # running from a source checkout without installing the package
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from contentx_udf.spark.job import main
+    from contentx_udf.commands import main_of
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main_of("run")(None))

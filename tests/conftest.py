@@ -23,7 +23,7 @@ def spark():
     """One local SparkSession shared by every Spark test (started on first use)."""
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("Java is not installed")
-    from contentx_udf.spark.worker_env import prepare_driver
+    from contentx_udf.runtime.session import prepare_driver
 
     prepare_driver()
     from pyspark.sql import SparkSession

@@ -41,9 +41,10 @@ from typing import Any
 import pyarrow as pa  # the Arrow UDF's type hints name it
 
 from ..errors import UserError, job_main
-from ..spark import background, class_archive
+from ..runtime import background, class_archive
+from ..runtime.java import check_java
+from ..runtime.session import spark_session
 from ..spark.output import OutputStore
-from ..spark.worker_env import check_java, spark_session
 from .by_language import KEPT, check_totals, per_language, reason_counts
 from .config import CorpusConfig, build_config, build_parser
 from .dedup import NearSettings, decide, preference, reuse_clusters

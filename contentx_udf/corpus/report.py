@@ -149,7 +149,7 @@ def start_plots(entries: dict[str, Any]) -> Future:
     """:func:`render_plots` of ``entries`` in a background thread: the job's last counting jobs
     run meanwhile (the driver mostly waits on Spark there), and :func:`write_report` takes the
     result.  ``entries`` are copied, so the caller may go on changing its own."""
-    from ..spark import background
+    from ..runtime import background
 
     data = copy.deepcopy({k: entries[k] for k in PLOT_ENTRIES})
     # (an ImportError, no matplotlib, or a plotting error: raised by the future's result())

@@ -36,7 +36,8 @@ from typing import Any
 import pyarrow as pa  # the Arrow UDF's type hints name it
 
 from ..errors import UserError, job_main
-from ..spark.worker_env import SHORT_JOB_JAVA_OPTIONS, check_java, spark_session
+from ..runtime.java import check_java
+from ..runtime.session import SHORT_JOB_JAVA_OPTIONS, spark_session
 from .config import CorpusConfig, config_from_argv
 from .dedup import BUILT_IN_PASS
 from .job import (
@@ -95,7 +96,7 @@ PASS_SIGNAL_COLUMNS = (
 WHERE_COLUMN = "_where"
 
 #: A re-cut of at most this many documents runs its local driver JVM as a short job
-#: (:data:`..spark.worker_env.SHORT_JOB_JAVA_OPTIONS`: no C2 compiler): below it the JVM's fixed
+#: (:data:`..runtime.session.SHORT_JOB_JAVA_OPTIONS`: no C2 compiler): below it the JVM's fixed
 #: costs, JIT compilation first, are most of the time (100,000 documents: 40 % less CPU); at
 #: 1,000,000 the compiled code's speed matters more (C1 alone was slower there).
 SHORT_RECUT_MAX_DOCUMENTS = 300_000

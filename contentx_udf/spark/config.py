@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import UserError
+from ..paths import CONF_DIR
 from ..settings import CHOICES, DEFAULT_METHOD, METHODS, resolve_params
 from .inputs import is_remote
-from .worker_env import CONF_DIR
 
 #: Default payload cut, as Common Crawl's own (it truncates payloads at 1 MiB).
 DEFAULT_MAX_HTML_BYTES = 1_048_576

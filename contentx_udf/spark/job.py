@@ -36,7 +36,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import UserError, job_main
-from . import class_archive
+from ..runtime import class_archive
+from ..runtime.java import check_java
+from ..runtime.session import spark_session
 from .config import JobConfig, build_config, build_parser, check_lid_model, output_writer
 from .inputs import expand_inputs, files_of_tasks, input_tasks, local_path, task_frame
 from .output import (
@@ -60,7 +62,6 @@ from .worker import (
     make_partition_fn,
     spark_schema,
 )
-from .worker_env import check_java, spark_session
 
 _PYARROW_CODECS = {
     "uncompressed": "none",

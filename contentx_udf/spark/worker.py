@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ..runtime.worker_env import freeze_long_lived, prepare_worker
 from .inputs import crawl_and_segment
-from .worker_env import freeze_long_lived, prepare_worker
 
 #: Method name of rows that carry no extraction (skipped or failed records).
 NO_METHOD = "none"

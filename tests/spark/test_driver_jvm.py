@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
+from contentx_udf.runtime.session import DRIVER_JAVA_OPTIONS_KEY, launched_java_options
 from contentx_udf.spark.config import DEFAULT_DRIVER_JAVA_OPTIONS, JobConfig, configured_java_options
 from contentx_udf.spark.job import driver_java_options
-from contentx_udf.spark.worker_env import DRIVER_JAVA_OPTIONS_KEY, launched_java_options
 
 from .cluster import JOB, REPO, loopback_env
 from .test_job import SAMPLE

@@ -63,7 +63,8 @@ def test_a_worker_freezes_its_long_lived_objects_once_after_its_first_task():
 import gc, json
 import pyarrow as pa
 from contentx_udf.settings import resolve_params
-from contentx_udf.spark import worker, worker_env
+from contentx_udf.runtime import worker_env
+from contentx_udf.spark import worker
 params = {{"combined": resolve_params("combined", {{}})}}
 settings = worker.WorkerSettings(methods=("combined",), params=params, max_html_bytes=1_048_576,
                                  rows_per_batch=256)

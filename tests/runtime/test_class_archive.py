@@ -1,5 +1,6 @@
-"""The driver JVM's class archive (contentx_udf.spark.class_archive): when a launched JVM maps
-it, how the launch is changed for it, and a real archive written and mapped by a job."""
+"""The driver JVM's class archive (contentx_udf.runtime.class_archive; written by
+contentx_udf.jvm_archive): when a launched JVM maps it, how the launch is changed for it, and a real
+archive written and mapped by a job."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from contentx_udf.spark import class_archive as ca
+from contentx_udf import jvm_archive
+from contentx_udf.runtime import class_archive as ca
 
-from .cluster import JOB, REPO, loopback_env
-from .test_job import SAMPLE
+from ..spark.cluster import JOB, REPO, loopback_env
+from ..spark.test_job import SAMPLE
 
 
 def _conf(tmp_path: Path, *names: str) -> Path:
@@ -91,7 +93,7 @@ def test_stale_archives_are_removed_others_kept(tmp_path):
     old_temporary = tmp_path / "spark-new.123.tmp"
     old_temporary.write_bytes(b"x")
     os.utime(old_temporary, (0, 0))
-    ca._remove_stale(tmp_path, kept, str(home))
+    jvm_archive._remove_stale(tmp_path, kept, str(home))
     assert sorted(p.name for p in tmp_path.glob("spark-*.jsa")) == ["spark-new.jsa", "spark-venv2.jsa"]
     assert not old_temporary.exists()
 

@@ -1,52 +1,17 @@
-"""Process set-up for the driver and the Python workers of the Spark job."""
+"""The driver's process set-up, its JVM launch and its SparkSession (the master is never set here).
+
+Knows no job: the jobs call :func:`spark_session` with their application name and JVM options."""
 
 from __future__ import annotations
 
-import functools
-import gc
 import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 from ..errors import UserError
+from ..paths import CONF_DIR
 from . import class_archive
-
-CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
-
-JAVA_HINT = (
-    "Java 17 (or 21) is required to run Spark and was not found: install it "
-    "(Debian/Ubuntu: `apt-get install openjdk-17-jre-headless`, macOS: `brew install openjdk@17`) "
-    "or set JAVA_HOME to an installed JDK/JRE"
-)
-
-
-def check_java() -> None:
-    """Fail with one clear sentence when no Java runtime can start Spark."""
-    java_version_text()
-
-
-def java_version_text() -> str:
-    """What ``java -version`` prints (the JVM Spark will run), or :class:`UserError` with
-    :data:`JAVA_HINT` when no Java runtime starts."""
-    java_home = os.environ.get("JAVA_HOME")
-    java = str(Path(java_home) / "bin" / "java") if java_home else shutil.which("java")
-    if not java or not os.path.exists(java):
-        raise UserError(JAVA_HINT)
-    return _java_version(java)
-
-
-@functools.lru_cache(maxsize=4)
-def _java_version(java: str) -> str:
-    """``java -version`` of the binary ``java`` (run once per binary and process)."""
-    try:
-        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        raise UserError(JAVA_HINT) from None
-    if out.returncode != 0:
-        raise UserError(JAVA_HINT)
-    return f"{java}\n{out.stderr}{out.stdout}"
+from .java import java_version_text
 
 
 def prepare_driver() -> None:
@@ -153,52 +118,3 @@ def _archive_plan() -> class_archive.LaunchPlan | str:
         None if directory is None else class_archive.archive_path(directory, class_archive.spark_home(), java)
     )
     return class_archive.launch_plan(archive, Path(os.environ.get("SPARK_CONF_DIR") or CONF_DIR))
-
-
-def prepare_worker(memory_mb: int = 0) -> None:
-    """Per-task set-up in a Python worker (idempotent).
-
-    ``memory_mb`` > 0 caps the worker's address space (``RLIMIT_AS``), so a pathological
-    page fails its own row with ``MemoryError`` instead of taking the machine down.  This is
-    what ``spark.executor.pyspark.memory`` does, without its messages on stderr.
-    """
-    # Lexbor and numpy are single-threaded here; keep BLAS from oversubscribing the cores.
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    if memory_mb > 0:
-        try:
-            import resource
-
-            limit = memory_mb * 1024 * 1024
-            soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-            if soft == resource.RLIM_INFINITY or soft > limit:
-                new_hard = hard if hard != resource.RLIM_INFINITY and hard < limit else limit
-                resource.setrlimit(resource.RLIMIT_AS, (min(limit, new_hard), new_hard))
-        except (ImportError, ValueError, OSError):
-            pass  # not supported on this platform: run unbounded
-
-
-#: Set once this process has frozen its heap (:func:`freeze_long_lived`).
-_frozen = False
-
-
-def freeze_long_lived() -> bool:
-    """Once per Python worker, after its first task: collect, then move every surviving object
-    to the garbage collector's permanent generation (``gc.freeze``, Python 3.7+).  Returns True
-    the one time it does so.
-
-    PySpark's daemon runs a full ``gc.collect()`` in the worker after every task (pyspark 4.x,
-    ``daemon.py``, the worker loop under ``SPARK_REUSE_WORKER``), and a full collection walks
-    every tracked object: the modules of pyspark, pandas, pyarrow and ours, the loaded models,
-    about 90,000 objects, 30-55 ms of CPU per task measured on the 2-core machine.  The survivors
-    of the first task live as long as the worker, so later collections skip them; objects they
-    stop referencing are still freed by their reference count.  What the first task leaves alive
-    and only later drops inside a reference cycle (its deserialized function, its file list) is
-    never collected: a one-time cost, bounded by one task's set-up.  The same idea as the
-    ``gc.freeze`` that CPython's documentation gives for pre-fork servers."""
-    global _frozen
-    if _frozen:
-        return False
-    _frozen = True
-    gc.collect()
-    gc.freeze()
-    return True

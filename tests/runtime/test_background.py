@@ -1,4 +1,4 @@
-"""``contentx_udf.spark.background``: Spark actions from a driver thread, beside the main thread's."""
+"""``contentx_udf.runtime.background``: Spark actions from a driver thread, beside the main thread's."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from contentx_udf.spark import background
+from contentx_udf.runtime import background
 
 pytestmark = pytest.mark.spark
 
