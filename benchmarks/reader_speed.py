@@ -97,10 +97,10 @@ def make_extract_fn(settings: worker.WorkerSettings):
                 )
                 buffer.extend(worker.rows_for_record(rec, r["warc_filename"], settings))
                 if len(buffer) >= settings.rows_per_batch:
-                    yield worker._to_batch(buffer, schema)
+                    yield worker.rows_to_batch(buffer, schema)
                     buffer = []
         if buffer:
-            yield worker._to_batch(buffer, schema)
+            yield worker.rows_to_batch(buffer, schema)
 
     return extract_batches
 

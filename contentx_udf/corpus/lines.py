@@ -43,7 +43,7 @@ import pyarrow.compute as pc
 
 from ..extensions import optional_module
 from ..text.arrays import ragged_index, string_offsets
-from .minhash import SEED, _odd, _powers, fmix64
+from .minhash import SEED, fmix64, odd_multipliers, powers_mod_2_64
 
 SCOPES = ("host", "global")
 #: A line counts when its normalised form has at least this many characters (``--line-dedup-min-chars``).
@@ -93,7 +93,7 @@ def _span_hashes(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, seed: i
     finished by ``fmix64`` (:func:`.minhash.word_hashes` on whole spans)."""
     if len(data) == 0:
         return fmix64((ends - starts).astype(np.uint64))
-    power, inverse = _powers(int(_odd(seed, 0, 1)[0]), len(data) + 1)
+    power, inverse = powers_mod_2_64(int(odd_multipliers(seed, 0, 1)[0]), len(data) + 1)
     prefix = np.zeros(len(data) + 1, dtype=np.uint64)
     products = np.empty(min(len(data), _CHUNK), dtype=np.uint64)
     for at in range(0, len(data), _CHUNK):  # in chunks that stay in the cache (a few per batch)
@@ -148,7 +148,7 @@ def compiled_status() -> str:
 
 def _base(seed: int = SEED) -> int:
     """The odd base of the lines' polynomial hash (:func:`_span_hashes`'s)."""
-    return int(_odd(seed, 0, 1)[0])
+    return int(odd_multipliers(seed, 0, 1)[0])
 
 
 def _keys_numpy(data: np.ndarray, offsets: np.ndarray, min_chars: int) -> tuple[np.ndarray, ...]:

@@ -120,7 +120,7 @@ def fmix64(x: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=32)
-def _odd(seed: int, stream: int, n: int) -> np.ndarray:
+def odd_multipliers(seed: int, stream: int, n: int) -> np.ndarray:
     """``n`` random odd 64-bit multipliers of one stream of a seed (streams: 0 the word polynomial's
     base, 1 the shingle positions, 2 the permutations' ``a``, 3 the band rows)."""
     rng = np.random.Generator(np.random.PCG64([seed, stream]))
@@ -137,7 +137,7 @@ def _offsets(seed: int, n: int) -> np.ndarray:
 _POWERS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def _powers(base: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+def powers_mod_2_64(base: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     """``base^j`` and ``base^-j`` mod 2^64 for ``j < n`` (``base`` is odd, so it has an inverse
     mod 2^64); numpy's uint64 products wrap mod 2^64.  Cached per process, grown in powers of two."""
     have = _POWERS.get(base)
@@ -295,7 +295,7 @@ def word_hashes(texts: pa.Array | list[str | None], seed: int = SEED, words: str
     ends = np.flatnonzero(word & ~after) + 1
     per_doc = np.bincount(np.searchsorted(offsets, starts, side="right") - 1, minlength=n_docs)
     word_offsets = np.concatenate(([0], np.cumsum(per_doc))).astype(np.int64)
-    power, inverse = _powers(int(_odd(seed, 0, 1)[0]), len(data) + 1)
+    power, inverse = powers_mod_2_64(int(odd_multipliers(seed, 0, 1)[0]), len(data) + 1)
     prefix = np.zeros(len(data) + 1, dtype=np.uint64)
     np.cumsum(data.astype(np.uint64) * power[: len(data)], out=prefix[1:])
     poly = (prefix[ends] - prefix[starts]) * inverse[starts]
@@ -312,7 +312,7 @@ class Shingles:
 
 def shingle_hashes(words: Words, shingle_words: int = SHINGLE_WORDS, seed: int = SEED) -> Shingles:
     """Hashes of every run of ``shingle_words`` consecutive words inside one document."""
-    positions = _odd(seed, 1, shingle_words)
+    positions = odd_multipliers(seed, 1, shingle_words)
     counts = np.diff(words.offsets)
     per_doc = np.maximum(counts - (shingle_words - 1), 0)
     offsets = np.concatenate(([0], np.cumsum(per_doc))).astype(np.int64)
@@ -332,7 +332,7 @@ def signatures(shingles: Shingles, num_perm: int = NUM_PERM, seed: int = SEED) -
     """``(n_docs, num_perm)`` uint64 MinHash signatures; rows of documents without a shingle are
     all ``2^64 - 1`` (see :func:`has_signature`).  Work: ``num_perm`` multiply-add-min passes over
     the batch's shingles (about 1 ns per shingle and function)."""
-    a, b = _odd(seed, 2, num_perm), _offsets(seed, num_perm)
+    a, b = odd_multipliers(seed, 2, num_perm), _offsets(seed, num_perm)
     n_docs = len(shingles.offsets) - 1
     out = np.full((n_docs, num_perm), np.iinfo(np.uint64).max, dtype=np.uint64)
     counts = np.diff(shingles.offsets)
@@ -356,7 +356,7 @@ def has_signature(shingles: Shingles) -> np.ndarray:
 def band_hashes(sigs: np.ndarray, bands: int, rows: int, seed: int = SEED) -> np.ndarray:
     """``(n_docs, bands)`` int64: band ``k`` hashes signature values ``k*rows .. k*rows + rows - 1``."""
     num_perm = sigs.shape[1]
-    band_rows = _odd(seed, 3, num_perm)
+    band_rows = odd_multipliers(seed, 3, num_perm)
     used = sigs[:, : bands * rows].reshape(len(sigs), bands, rows)
     combined = (used * band_rows[: bands * rows].reshape(1, bands, rows)).sum(axis=2, dtype=np.uint64)
     return fmix64(combined).view(np.int64)

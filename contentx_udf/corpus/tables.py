@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ..errors import UserError
-from ..spark.output import MARKERS, STAGING, OutputStore, _batch_of
+from ..spark.output import MARKERS, STAGING, OutputStore, batch_of
 
 #: Columns an extraction table must have for the corpus job.
 REQUIRED_COLUMNS = (
@@ -277,7 +277,7 @@ def _committed_parts(store: OutputStore, path: str, method: str | None) -> list[
         for name, length, mtime in store.stamps(partition):
             if name.startswith(("_", ".")) or not name.endswith(".parquet"):
                 continue
-            batch = _batch_of(name)
+            batch = batch_of(name)
             if markers and batch is not None and batch not in markers:
                 raise UserError(
                     f"{path} holds files of an uncommitted batch ({partition}/{name}): its run was killed "

@@ -33,10 +33,10 @@ from . import compiled
 from .decode import decode_html, utf8_source
 from .source import SourceArrays
 from .tags import (
-    _OPTIONAL_END_TAGS,
     BLOCK_TAGS,
     COMMENT_TAG_ID,
     HIDDEN_SELECTOR,
+    OPTIONAL_END_TAGS,
     REMOVED_TAGS,
     TAG_IDS,  # noqa: F401  (re-exported: tests look tags up by name from here)
     TEXT_TAG_ID,
@@ -180,7 +180,7 @@ def bound_nesting(html: str, max_depth: int) -> tuple[str, int]:
         return html, 0
     names = [m.group(2).lower() for m in matches]
     closing = np.array([m.group(1) == "/" for m in matches])
-    counted = np.array([n not in VOID_TAGS and n not in _OPTIONAL_END_TAGS for n in names])
+    counted = np.array([n not in VOID_TAGS and n not in OPTIONAL_END_TAGS for n in names])
     tokens = [m.group(0) for m in matches]
     leaf_name = np.array([n in SVG_LEAF_TAGS or ":" in n[:9] for n in names])
     leaf_closed = ~closing & np.array(
@@ -373,7 +373,7 @@ _SVG_LONG_LEAF_LIST = _SVG_LONG_LEAF_ROWS.tolist()  # (as bytes, for the compile
 _SVG_KEY = np.uint64(_name_key("svg"))
 #: Tags not counted by :func:`bound_nesting`, as 8 little-endian bytes (all are <= 8 long).
 _UNCOUNTED_KEYS = np.array(
-    sorted(_name_key(n) for n in VOID_TAGS | _OPTIONAL_END_TAGS),
+    sorted(_name_key(n) for n in VOID_TAGS | OPTIONAL_END_TAGS),
     dtype=np.uint64,
 )
 

@@ -39,7 +39,7 @@ BLOCK_TAGS = frozenset(
 VOID_TAGS = frozenset("area base br col embed hr img input keygen link meta param source track wbr".split())
 
 #: Elements whose end tag HTML allows to omit (not counted when bounding nesting depth).
-_OPTIONAL_END_TAGS = frozenset(
+OPTIONAL_END_TAGS = frozenset(
     "p li dt dd option optgroup tr td th tbody thead tfoot colgroup caption rb rt rtc rp".split()
 )
 

@@ -235,7 +235,7 @@ def _column(name: str, rows: Sequence[Any], warc_filename: str, crawl: Any, segm
     return [getattr(r, name) for r in rows]
 
 
-def _to_batch(rows: Sequence[Any], warc_filename: str, schema) -> Any:
+def rows_to_batch(rows: Sequence[Any], warc_filename: str, schema) -> Any:
     import pyarrow as pa
 
     crawl, segment = crawl_and_segment(warc_filename)
@@ -246,14 +246,14 @@ def _to_batch(rows: Sequence[Any], warc_filename: str, schema) -> Any:
 def _safe_batch(rows: Sequence[Any], warc_filename: str, schema) -> Any:
     """Arrow batch of ``rows``; a row Arrow refuses becomes an error row instead of failing the task."""
     try:
-        return _to_batch(rows, warc_filename, schema)
+        return rows_to_batch(rows, warc_filename, schema)
     except Exception:
         from ..warc.row import WarcRow
 
         fixed = []
         for r in rows:
             try:
-                _to_batch([r], warc_filename, schema)
+                rows_to_batch([r], warc_filename, schema)
                 fixed.append(r)
             except Exception as exc:
                 fixed.append(
@@ -266,7 +266,7 @@ def _safe_batch(rows: Sequence[Any], warc_filename: str, schema) -> Any:
                         error=f"row not representable in Arrow: {type(exc).__name__}: {exc}",
                     )
                 )
-        return _to_batch(fixed, warc_filename, schema)
+        return rows_to_batch(fixed, warc_filename, schema)
 
 
 def record_batches(

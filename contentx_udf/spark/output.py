@@ -216,7 +216,7 @@ def prepare_output(store: OutputStore | LocalOutputStore, config: JobConfig) -> 
     for entry in store.list():
         if entry.startswith("method="):
             for part in store.list(entry):
-                batch = _batch_of(part)
+                batch = batch_of(part)
                 if batch is not None and batch not in committed:
                     store.delete(entry, part)
     for batch in store.list(*FILE_STATS):
@@ -226,7 +226,7 @@ def prepare_output(store: OutputStore | LocalOutputStore, config: JobConfig) -> 
     return done
 
 
-def _batch_of(part_name: str) -> str | None:
+def batch_of(part_name: str) -> str | None:
     m = re.match(r"^b(\d{8}T\d{6}-[0-9a-f]{8})-", part_name)
     return m.group(1) if m else None
 

@@ -146,14 +146,16 @@ def write_file_stats(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from .worker import _to_batch, naming_full_disk, stats_row
+    from .worker import naming_full_disk, rows_to_batch, stats_row
 
     full = [stats_row(r["warc_filename"], list((r["scores"] or {}).items()), r["error"]) for r in rows]
     directory = os.path.join(staging, f"method={FILES_METHOD}")
     path = os.path.join(directory, FILE_STATS_PART)
     try:
         os.makedirs(directory, exist_ok=True)
-        pq.write_table(pa.Table.from_batches([_to_batch(full, files_schema)]), path, compression=compression)
+        pq.write_table(
+            pa.Table.from_batches([rows_to_batch(full, files_schema)]), path, compression=compression
+        )
     except OSError as exc:
         named = naming_full_disk(exc, path)
         if named is not None:

@@ -360,7 +360,7 @@ def piece_scores(start: int, end: int, bounds) -> list[tuple[str, float]]:
     return [(key, float(-1 if v is None else v)) for key, v in zip(PIECE_KEYS, values, strict=True)]
 
 
-def _to_batch(rows: list[dict[str, Any]], schema):
+def rows_to_batch(rows: list[dict[str, Any]], schema):
     import pyarrow as pa
 
     columns = {name: [row.get(name) for row in rows] for name in schema.names}
@@ -408,7 +408,7 @@ class _PartWriter:
 
     def _to_arrow(self) -> None:
         if self.rows:
-            batch = _to_batch(self.rows, self.schema)
+            batch = rows_to_batch(self.rows, self.schema)
             self.rows = []
             self.batches.append(batch)
             self.pending_bytes += batch.nbytes
@@ -538,7 +538,7 @@ def make_partition_fn(settings: WorkerSettings):
             stats_schema = pa.schema([full.field(name) for name in ("warc_filename", "scores", "error")])
             for location, name, index, start, end in _input_files(batches):
                 stats = write_file_output(location, name, index, settings, start, end)
-                yield _to_batch([stats], stats_schema)
+                yield rows_to_batch([stats], stats_schema)
             freeze_long_lived()
             return
         schema = arrow_schema()
@@ -547,10 +547,10 @@ def make_partition_fn(settings: WorkerSettings):
             for row in process_file(location, name, settings, start, end):
                 buffer.append(row)
                 if len(buffer) >= settings.rows_per_batch:
-                    yield _to_batch(buffer, schema)
+                    yield rows_to_batch(buffer, schema)
                     buffer = []
         if buffer:
-            yield _to_batch(buffer, schema)
+            yield rows_to_batch(buffer, schema)
         freeze_long_lived()
 
     return process_partition

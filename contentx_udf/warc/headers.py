@@ -23,7 +23,7 @@ _STATUS_PREFIX = re.compile(r"\s*([0-9]{3})(?![0-9])")
 _CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([^"';,\s]+)""", re.IGNORECASE)
 
 
-def _status_code(statusline: str | None) -> int | None:
+def status_code(statusline: str | None) -> int | None:
     """First 3-digit token of the status line ('HTTP/1.1 200 OK' -> 200, '200' -> 200)."""
     if not statusline:
         return None
@@ -34,7 +34,7 @@ def _status_code(statusline: str | None) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _mime_only(value: str | None) -> str | None:
+def mime_only(value: str | None) -> str | None:
     """'Text/HTML; charset=UTF-8' -> 'text/html'; empty -> None."""
     if not value:
         return None
@@ -42,14 +42,14 @@ def _mime_only(value: str | None) -> str | None:
     return mime or None
 
 
-def _charset_param(value: str | None) -> str | None:
+def charset_param(value: str | None) -> str | None:
     if not value:
         return None
     m = _CHARSET.search(value)
     return m.group(1).lower() if m else None
 
 
-def _host_name(url: str | None) -> str | None:
+def host_name(url: str | None) -> str | None:
     if not url:
         return None
     url = url.strip()
@@ -67,7 +67,7 @@ def _host_name(url: str | None) -> str | None:
 _WARC_DATE_14 = re.compile(r"[0-9]{14}")
 
 
-def _parse_warc_date(value: str | None) -> _dt.datetime | None:
+def parse_warc_date(value: str | None) -> _dt.datetime | None:
     """WARC-Date -> tz-aware UTC datetime; None if missing or invalid."""
     if not value:
         return None
@@ -84,7 +84,7 @@ def _parse_warc_date(value: str | None) -> _dt.datetime | None:
     return parsed.astimezone(_dt.UTC)
 
 
-def _content_length(rec: Any) -> int | None:
+def content_length(rec: Any) -> int | None:
     value = rec.rec_headers.get_header("Content-Length")
     try:
         n = int(str(value).strip())
@@ -93,7 +93,7 @@ def _content_length(rec: Any) -> int | None:
     return n if n >= 0 else None
 
 
-def _record_problem(rec: Any) -> str | None:
+def record_problem(rec: Any) -> str | None:
     """Why this parsed record cannot be trusted as a WARC record, or None."""
     if rec.format != "warc":
         first = " ".join(str(v) for _, v in rec.rec_headers.headers)[:120]
@@ -103,13 +103,13 @@ def _record_problem(rec: Any) -> str | None:
         return f"record does not start with a WARC/x.y line (got {protocol[:80]!r})"
     if not rec.rec_type:
         return "record without WARC-Type"
-    if _content_length(rec) is None:
+    if content_length(rec) is None:
         value = rec.rec_headers.get_header("Content-Length")
         return f"{rec.rec_type} record without a valid Content-Length ({value!r})"
     return None
 
 
-def _wet_wat_kind(rec: Any) -> str | None:
+def wet_wat_kind(rec: Any) -> str | None:
     if rec.rec_type == "conversion":
         return (
             "this is a WET file (extracted text, 'conversion' records), not a WARC with HTML responses: "
@@ -117,13 +117,13 @@ def _wet_wat_kind(rec: Any) -> str | None:
         )
     if (
         rec.rec_type == "metadata"
-        and _mime_only(rec.rec_headers.get_header("Content-Type")) == "application/json"
+        and mime_only(rec.rec_headers.get_header("Content-Type")) == "application/json"
     ):
         return "this is a WAT file (JSON metadata records), not a WARC with HTML responses: pass the .warc.gz"
     return None
 
 
-def _refers_to(rec: Any, record_id: str | None) -> bool:
+def refers_to(rec: Any, record_id: str | None) -> bool:
     if not record_id:
         return False
     wanted = record_id.strip()
@@ -133,7 +133,7 @@ def _refers_to(rec: Any, record_id: str | None) -> bool:
     )
 
 
-def _parse_cc_metadata(data: bytes) -> tuple[str | None, str | None, list[str]]:
+def parse_cc_metadata(data: bytes) -> tuple[str | None, str | None, list[str]]:
     """``(content_charset, content_languages, notes)`` of a Common Crawl ``metadata`` record body."""
     charset = languages = None
     notes: list[str] = []
@@ -156,7 +156,7 @@ def _parse_cc_metadata(data: bytes) -> tuple[str | None, str | None, list[str]]:
     return charset, languages, notes
 
 
-def _apply_metadata(row: WarcRow, meta: tuple[str | None, str | None, list[str]]) -> None:
+def apply_metadata(row: WarcRow, meta: tuple[str | None, str | None, list[str]]) -> None:
     charset, languages, notes = meta
     if charset:
         row.content_charset = charset

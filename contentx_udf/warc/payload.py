@@ -32,18 +32,18 @@ import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .sniff import _GZIP_MAGIC
+from .sniff import GZIP_MAGIC
 
-_BLOCK = 65_536  # read / decode granularity
+READ_BLOCK = 65_536  # read / decode granularity
 _PROBE_BYTES = 4096  # raw bytes gathered before deciding whether a declared encoding is honest
 _PROBE_OUTPUT = 262_144  # decoded bytes held back while that decision is pending
 
 
-class _StreamError(Exception):
+class StreamError(Exception):
     """Reading the WARC data itself failed (not our code, not an I/O error)."""
 
 
-def _describe_exc(exc: BaseException) -> str:
+def describe_exc(exc: BaseException) -> str:
     msg = " ".join(str(exc).split())
     if len(msg) > 300:
         msg = msg[:300] + "..."
@@ -55,7 +55,7 @@ def _describe_exc(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
 
 
-class _State:
+class PayloadState:
     """Shared by the pipeline stages of one body."""
 
     __slots__ = ("decoding", "stopped")
@@ -65,20 +65,20 @@ class _State:
         self.stopped = False  # the outermost decoder stopped at the output bound
 
 
-def _raw_blocks(stream: Any) -> Iterator[bytes]:
-    """Read a record body in blocks; failures become _StreamError (the reader re-raises I/O errors)."""
+def raw_blocks(stream: Any) -> Iterator[bytes]:
+    """Read a record body in blocks; failures become StreamError (the reader re-raises I/O errors)."""
     while True:
         try:
-            block = stream.read(_BLOCK)
+            block = stream.read(READ_BLOCK)
         except Exception as exc:
-            raise _StreamError(str(exc)) from exc
+            raise StreamError(str(exc)) from exc
         if not block:
             return
         yield block
 
 
-def _collect(
-    blocks: Iterator[bytes], want: int | None, state: _State, count_rest: bool
+def collect_body(
+    blocks: Iterator[bytes], want: int | None, state: PayloadState, count_rest: bool
 ) -> tuple[bytearray, int | None]:
     """Keep the first ``want`` bytes (all if None); count the rest when that costs no decoding.
 
@@ -114,12 +114,12 @@ def _first_part(blocks: Iterator[bytes], min_len: int) -> bytes:
     return b"".join(parts)
 
 
-def _decoded_body(
+def decoded_body(
     blocks: Iterator[bytes],
     transfer_encoding: str | None,
     content_encoding: str | None,
     want: int | None,
-    state: _State,
+    state: PayloadState,
     notes: list[str],
 ) -> Iterator[bytes]:
     stream: Iterator[bytes] = blocks
@@ -229,7 +229,7 @@ def _dechunk(blocks: Iterator[bytes], notes: list[str]) -> Iterator[bytes]:
         else:
             yield from broken("misses the CRLF after a chunk")
             return
-        if pos > _BLOCK:
+        if pos > READ_BLOCK:
             del buf[:pos]
             pos = 0
 
@@ -248,7 +248,7 @@ class _ZlibDecoder:
         pending = data
         while pending or self._more:
             if self.finished:
-                if self.wbits > 16 and pending[:2] == _GZIP_MAGIC:  # another gzip member
+                if self.wbits > 16 and pending[:2] == GZIP_MAGIC:  # another gzip member
                     self.d = zlib.decompressobj(self.wbits)
                     self.finished = False
                 else:
@@ -326,7 +326,7 @@ def _make_decoder(coding: str, first: bytes) -> tuple[Any | None, str | None]:
     """A decoder for ``coding`` if ``first`` (the first raw bytes) can be that coding, else a note."""
     lie = f"content-encoding {coding} declared but payload not {coding}: kept raw bytes"
     if coding in ("gzip", "x-gzip"):
-        if first[:2] != _GZIP_MAGIC:
+        if first[:2] != GZIP_MAGIC:
             return None, lie
         return _ZlibDecoder(16 + zlib.MAX_WBITS), None
     if coding == "deflate":
@@ -346,7 +346,7 @@ def _make_decoder(coding: str, first: bytes) -> tuple[Any | None, str | None]:
 
 
 def _decode_layer(
-    blocks: Iterator[bytes], coding: str, notes: list[str], state: _State, want: int | None
+    blocks: Iterator[bytes], coding: str, notes: list[str], state: PayloadState, want: int | None
 ) -> Iterator[bytes]:
     """Undo one content coding; keep the raw bytes when the declaration turns out to be false."""
     blocks = iter(blocks)
@@ -364,8 +364,8 @@ def _decode_layer(
 
     def cap() -> int:
         if want is None:
-            return _BLOCK
-        return max(1, min(_BLOCK, want - produced))
+            return READ_BLOCK
+        return max(1, min(READ_BLOCK, want - produced))
 
     # Phase 1: decode the first raw bytes privately. An error here means the header lies.
     held: list[bytes] = []
@@ -416,11 +416,11 @@ def _decode_layer(
             if want is not None and produced >= want:
                 state.stopped = True
                 return
-    except _StreamError:
+    except StreamError:
         raise
     except Exception as exc:
         notes.append(
-            f"content-encoding {coding}: decoding failed after {produced} bytes ({_describe_exc(exc)})"
+            f"content-encoding {coding}: decoding failed after {produced} bytes ({describe_exc(exc)})"
         )
         return
     if not decoder.finished:

@@ -77,23 +77,23 @@ from typing import Any, BinaryIO
 from warcio.archiveiterator import ArchiveIterator
 
 from .headers import (
-    _apply_metadata,
-    _charset_param,
-    _content_length,
-    _host_name,
-    _mime_only,
-    _parse_cc_metadata,
-    _parse_warc_date,
-    _record_problem,
-    _refers_to,
-    _status_code,
-    _wet_wat_kind,
+    apply_metadata,
+    charset_param,
+    content_length,
+    host_name,
+    mime_only,
+    parse_cc_metadata,
+    parse_warc_date,
+    record_problem,
+    refers_to,
+    status_code,
+    wet_wat_kind,
 )
 from .inputs import open_input
-from .payload import _collect, _decoded_body, _describe_exc, _raw_blocks, _State, _StreamError
+from .payload import PayloadState, StreamError, collect_body, decoded_body, describe_exc, raw_blocks
 from .row import CONTENT_TYPES, DEFAULT_MAX_HTML_BYTES, WarcRow
-from .sniff import _GZIP_MAGIC, _SNIFF_BYTES, GENERIC_MIME_TYPES, HTML_MIME_TYPES, _binary_reason, _sniff
-from .stream import _CountingReader, _gzip_member_unfinished, _reraise_io_error, _whitespace_only
+from .sniff import GENERIC_MIME_TYPES, GZIP_MAGIC, HTML_MIME_TYPES, SNIFF_BYTES, binary_reason, sniff_type
+from .stream import CountingReader, gzip_member_unfinished, reraise_io_error, whitespace_only
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +152,7 @@ class WarcReader:
         if self._started:
             raise RuntimeError("a WarcReader can be iterated only once (the stream is consumed)")
         self._started = True
-        src = _CountingReader(self.stream)
+        src = CountingReader(self.stream)
         archive = ArchiveIterator(src)
         records = iter(archive)
         pending: WarcRow | None = None  # content row waiting for a possible metadata record
@@ -172,27 +172,27 @@ class WarcReader:
             except StopIteration:
                 break
             except Exception as exc:
-                _reraise_io_error(src, exc)
+                reraise_io_error(src, exc)
                 if pending is not None:
                     yield pending
                     pending = None
                 if n_records == 0:
-                    yield self._not_a_warc_row(src, _describe_exc(exc))
+                    yield self._not_a_warc_row(src, describe_exc(exc))
                 else:
                     yield self._file_row(
-                        f"corrupt WARC at offset {rec_offset}: {_describe_exc(exc)}", rec_offset
+                        f"corrupt WARC at offset {rec_offset}: {describe_exc(exc)}", rec_offset
                     )
                 return
             n_records += 1
 
             # -- is this a sane WARC record at all? (checked before reading anything of it)
-            problem = _record_problem(rec)
+            problem = record_problem(rec)
             if problem is not None:
                 if pending is not None:
                     yield pending
                     pending = None
                 if n_records == 1:
-                    if _whitespace_only(src, rec):
+                    if whitespace_only(src, rec):
                         yield self._empty_row()
                     else:
                         yield self._not_a_warc_row(src, problem)
@@ -205,7 +205,7 @@ class WarcReader:
 
             # -- WET / WAT files are not what the job wants
             if not content_seen:
-                kind = _wet_wat_kind(rec)
+                kind = wet_wat_kind(rec)
                 if kind is not None:
                     if pending is not None:
                         yield pending
@@ -220,31 +220,31 @@ class WarcReader:
                     content_seen = True
                     try:
                         row = self._content_row(rec)
-                    except _StreamError:
+                    except StreamError:
                         raise
                     except Exception as exc:  # a bug on one record must not kill the file
-                        _reraise_io_error(src, exc)
+                        reraise_io_error(src, exc)
                         log.exception("contentx.warc: internal error on record at offset %s", rec_offset)
                         row = self._error_row(
-                            rec, f"internal error while reading record: {_describe_exc(exc)}"
+                            rec, f"internal error while reading record: {describe_exc(exc)}"
                         )
                 elif (
-                    rec_type == "metadata" and pending is not None and _refers_to(rec, pending.warc_record_id)
+                    rec_type == "metadata" and pending is not None and refers_to(rec, pending.warc_record_id)
                 ):
                     meta = self._pending_metadata(src, rec, pending)
-                declared = _content_length(rec)
+                declared = content_length(rec)
                 self._drain(rec.raw_stream)
                 remaining = getattr(rec.raw_stream, "limit", 0) or 0
                 offset, length = archive.get_record_offset(), archive.get_record_length()
             except Exception as exc:
-                _reraise_io_error(src, exc)
+                reraise_io_error(src, exc)
                 if pending is not None:
                     yield pending
                     pending = None
-                cause = exc.__cause__ if isinstance(exc, _StreamError) and exc.__cause__ else exc
+                cause = exc.__cause__ if isinstance(exc, StreamError) and exc.__cause__ else exc
                 yield self._file_row(
                     f"corrupt WARC at offset {rec_offset}: error reading {rec_type} record: "
-                    f"{_describe_exc(cause)}",
+                    f"{describe_exc(cause)}",
                     rec_offset,
                     url=rec.rec_headers.get_header("WARC-Target-URI"),
                 )
@@ -278,14 +278,14 @@ class WarcReader:
                 yield row
                 return
 
-            if _gzip_member_unfinished(archive, src):
+            if gzip_member_unfinished(archive, src):
                 # all declared bytes arrived, but the gzip member stops before its end (file cut in
                 # the member's last bytes, or a corrupt trailer): CRC unverified, nothing follows
                 where = f"{rec_type} record at offset {offset}"
                 if row is not None:
                     row.notes.append("gzip member of this record ends before its trailer: CRC not verified")
                 if meta is not None and pending is not None:
-                    _apply_metadata(pending, meta)
+                    apply_metadata(pending, meta)
                 for done in (pending, row):
                     if done is not None:
                         yield done
@@ -299,7 +299,7 @@ class WarcReader:
 
             if pending is not None:
                 if meta is not None:
-                    _apply_metadata(pending, meta)
+                    apply_metadata(pending, meta)
                 yield pending
             pending = row  # held back until the next record shows whether metadata follows
 
@@ -312,7 +312,7 @@ class WarcReader:
         end = archive.offset
         src.drain()
         if n_records == 0:
-            if src.pos - src.start == 0 or _whitespace_only(src, None):
+            if src.pos - src.start == 0 or whitespace_only(src, None):
                 yield self._empty_row()
             else:
                 yield self._not_a_warc_row(src, "no WARC record could be read")
@@ -326,7 +326,7 @@ class WarcReader:
             )
 
     def _beyond_end(
-        self, src: _CountingReader, archive: ArchiveIterator, records: Iterator[Any], pending: WarcRow | None
+        self, src: CountingReader, archive: ArchiveIterator, records: Iterator[Any], pending: WarcRow | None
     ) -> bool:
         """At the end of a piece: whether anything follows (False: the file ends here).  When it is
         ``pending``'s metadata record (Common Crawl writes request, response, metadata), it is
@@ -340,19 +340,19 @@ class WarcReader:
             src.drain()
             return src.pos > last
         except Exception as exc:
-            _reraise_io_error(src, exc)
+            reraise_io_error(src, exc)
             return True
         try:
-            if pending is None or rec.rec_type != "metadata" or _record_problem(rec) is not None:
+            if pending is None or rec.rec_type != "metadata" or record_problem(rec) is not None:
                 return True
-            if not _refers_to(rec, pending.warc_record_id):
+            if not refers_to(rec, pending.warc_record_id):
                 return True
             meta = self._pending_metadata(src, rec, pending)
             self._drain(rec.raw_stream)
             if meta is not None and not (getattr(rec.raw_stream, "limit", 0) or 0):  # (not a cut one's)
-                _apply_metadata(pending, meta)
+                apply_metadata(pending, meta)
         except Exception as exc:
-            _reraise_io_error(src, exc)
+            reraise_io_error(src, exc)
         return True
 
     # -- row builders ------------------------------------------------------------------------------
@@ -361,15 +361,15 @@ class WarcReader:
         self.file_error = self.file_error or error
         return WarcRow(
             url=url,
-            url_host_name=_host_name(url),
+            url_host_name=host_name(url),
             warc_filename=self.warc_filename,
             warc_record_offset=offset,
             status="error",
             error=error,
         )
 
-    def _not_a_warc_row(self, src: _CountingReader, reason: str) -> WarcRow:
-        kind = "gzip-compressed, " if bytes(src.head[:2]) == _GZIP_MAGIC else ""
+    def _not_a_warc_row(self, src: CountingReader, reason: str) -> WarcRow:
+        kind = "gzip-compressed, " if bytes(src.head[:2]) == GZIP_MAGIC else ""
         return self._file_row(f"not a WARC file: {kind}{reason}", src.start)
 
     def _empty_row(self) -> WarcRow:
@@ -391,13 +391,13 @@ class WarcReader:
         url = h.get_header("WARC-Target-URI")
         row = WarcRow(
             url=url,
-            url_host_name=_host_name(url),
+            url_host_name=host_name(url),
             warc_filename=self.warc_filename,
             warc_record_id=h.get_header("WARC-Record-ID"),
             warc_type=rec.rec_type,
         )
         date = h.get_header("WARC-Date")
-        row.fetch_time = _parse_warc_date(date)
+        row.fetch_time = parse_warc_date(date)
         if row.fetch_time is None:
             row.notes.append("missing WARC-Date" if date is None else f"invalid WARC-Date {date!r}")
         truncated = h.get_header("WARC-Truncated")
@@ -413,31 +413,31 @@ class WarcReader:
         row = self._base_row(rec)
         h = rec.rec_headers
         http = rec.http_headers if rec.http_headers else None
-        wipt = _mime_only(h.get_header("WARC-Identified-Payload-Type"))
+        wipt = mime_only(h.get_header("WARC-Identified-Payload-Type"))
 
         if http is not None:
             protocol = (http.protocol or "").strip()
-            row.fetch_status = _status_code(http.statusline)
+            row.fetch_status = status_code(http.statusline)
             if row.fetch_status is None and not protocol.upper().startswith("HTTP/"):
-                row.fetch_status = _status_code(protocol)
+                row.fetch_status = status_code(protocol)
             if not protocol.upper().startswith("HTTP/"):
                 row.notes.append(f"no HTTP status line (first line {protocol} {http.statusline!r})".strip())
             ctypes = [v for n, v in http.headers if n.strip().lower() == "content-type"]
             if ctypes:
                 row.http_content_type = ctypes[0]
-                distinct = {_mime_only(v) for v in ctypes}
+                distinct = {mime_only(v) for v in ctypes}
                 if len(distinct) > 1:
                     ignored = ", ".join(repr(v) for v in ctypes[1:])
                     row.notes.append(
                         f"conflicting Content-Type headers: using {ctypes[0]!r}, ignoring {ignored}"
                     )
-            row.content_mime_type = _mime_only(row.http_content_type)
-            row.content_charset = _charset_param(row.http_content_type)
+            row.content_mime_type = mime_only(row.http_content_type)
+            row.content_charset = charset_param(row.http_content_type)
         else:
             warc_ct = h.get_header("Content-Type")
-            if warc_ct and _mime_only(warc_ct) not in ("application/http", None):
-                row.content_mime_type = _mime_only(warc_ct)
-                row.content_charset = _charset_param(warc_ct)
+            if warc_ct and mime_only(warc_ct) not in ("application/http", None):
+                row.content_mime_type = mime_only(warc_ct)
+                row.content_charset = charset_param(warc_ct)
 
         if rec.rec_type == "revisit":
             row.content_mime_detected = wipt
@@ -453,11 +453,13 @@ class WarcReader:
             return row
 
         if rec.rec_type == "resource":
-            mime = _mime_only(h.get_header("Content-Type"))
+            mime = mime_only(h.get_header("Content-Type"))
             row.content_mime_type = mime
-            head, total = _collect(_raw_blocks(rec.raw_stream), _SNIFF_BYTES, _State(), count_rest=True)
+            head, total = collect_body(
+                raw_blocks(rec.raw_stream), SNIFF_BYTES, PayloadState(), count_rest=True
+            )
             row.payload_length = total
-            row.content_mime_detected = wipt or _sniff(bytes(head))
+            row.content_mime_detected = wipt or sniff_type(bytes(head))
             row.error = f"resource record: {mime or '(no Content-Type)'}"
             return row
 
@@ -465,11 +467,11 @@ class WarcReader:
         mime = row.content_mime_type
         declared_html = mime in HTML_MIME_TYPES
         candidate = declared_html or mime is None or mime in GENERIC_MIME_TYPES
-        want = (self.max_html_bytes + 1 if self.max_html_bytes else None) if candidate else _SNIFF_BYTES
-        state = _State()
+        want = (self.max_html_bytes + 1 if self.max_html_bytes else None) if candidate else SNIFF_BYTES
+        state = PayloadState()
         if http is not None:
-            body = _decoded_body(
-                _raw_blocks(rec.raw_stream),
+            body = decoded_body(
+                raw_blocks(rec.raw_stream),
                 http.get_header("transfer-encoding"),
                 ", ".join(v for n, v in http.headers if n.strip().lower() == "content-encoding") or None,
                 want,
@@ -477,17 +479,17 @@ class WarcReader:
                 row.notes,
             )
         else:
-            body = _raw_blocks(rec.raw_stream)
-        data, total = _collect(body, want, state, count_rest=True)
+            body = raw_blocks(rec.raw_stream)
+        data, total = collect_body(body, want, state, count_rest=True)
         row.payload_length = total
-        sniffed = _sniff(bytes(data[:_SNIFF_BYTES]))
+        sniffed = sniff_type(bytes(data[:SNIFF_BYTES]))
         row.content_mime_detected = wipt or sniffed
 
         if http is None and not data and (mime is None or mime == "application/http"):
             row.error = "empty response record: no HTTP headers and no payload"
             return row
         if declared_html:
-            binary = _binary_reason(bytes(data[:_SNIFF_BYTES]))
+            binary = binary_reason(bytes(data[:SNIFF_BYTES]))
             if binary is not None:
                 row.error = f"binary payload declared {mime} ({binary})"
                 return row
@@ -521,26 +523,26 @@ class WarcReader:
         return row
 
     def _pending_metadata(
-        self, src: _CountingReader, rec: Any, pending: WarcRow
+        self, src: CountingReader, rec: Any, pending: WarcRow
     ) -> tuple[str | None, str | None, list[str]] | None:
         """The metadata record ``rec`` of ``pending``, read; None (and a note on ``pending``) when it
         cannot be read.  Stream damage and I/O errors propagate."""
         try:
             return self._read_metadata(rec)
-        except _StreamError:
+        except StreamError:
             raise
         except Exception as exc:
-            _reraise_io_error(src, exc)
-            pending.notes.append(f"unreadable metadata record: {_describe_exc(exc)}")
+            reraise_io_error(src, exc)
+            pending.notes.append(f"unreadable metadata record: {describe_exc(exc)}")
             return None
 
     def _read_metadata(self, rec: Any) -> tuple[str | None, str | None, list[str]]:
-        data, _ = _collect(_raw_blocks(rec.raw_stream), _METADATA_MAX, _State(), False)
-        return _parse_cc_metadata(bytes(data))
+        data, _ = collect_body(raw_blocks(rec.raw_stream), _METADATA_MAX, PayloadState(), False)
+        return parse_cc_metadata(bytes(data))
 
     # -- stream helpers ----------------------------------------------------------------------------
 
     @staticmethod
     def _drain(stream: Any) -> None:
-        for _ in _raw_blocks(stream):
+        for _ in raw_blocks(stream):
             pass

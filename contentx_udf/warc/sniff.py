@@ -17,8 +17,8 @@ from __future__ import annotations
 HTML_MIME_TYPES = ("text/html", "application/xhtml+xml")
 GENERIC_MIME_TYPES = ("application/octet-stream",)
 
-_SNIFF_BYTES = 1024  # how much decoded payload the sniffer looks at
-_GZIP_MAGIC = b"\x1f\x8b"
+SNIFF_BYTES = 1024  # how much decoded payload the sniffer looks at
+GZIP_MAGIC = b"\x1f\x8b"
 
 _MAGIC = (
     (b"%PDF-", "application/pdf"),
@@ -26,7 +26,7 @@ _MAGIC = (
     (b"\xff\xd8\xff", "image/jpeg"),
     (b"GIF87a", "image/gif"),
     (b"GIF89a", "image/gif"),
-    (_GZIP_MAGIC, "application/gzip"),
+    (GZIP_MAGIC, "application/gzip"),
     (b"PK\x03\x04", "application/zip"),
     (b"PK\x05\x06", "application/zip"),
     (b"PK\x07\x08", "application/zip"),
@@ -75,7 +75,7 @@ def _control_ratio(head: bytes) -> float:
     return bad / len(head)
 
 
-def _sniff(head: bytes) -> str | None:
+def sniff_type(head: bytes) -> str | None:
     """Cheap type guess from the first bytes of a decoded payload (or None)."""
     if not head:
         return None
@@ -83,9 +83,9 @@ def _sniff(head: bytes) -> str | None:
     if magic:
         return magic
     text = _as_text_bytes(head)
-    if _control_ratio(text[:_SNIFF_BYTES]) > 0.10:
+    if _control_ratio(text[:SNIFF_BYTES]) > 0.10:
         return None
-    t = text.lstrip()[:_SNIFF_BYTES].lower()
+    t = text.lstrip()[:SNIFF_BYTES].lower()
     if not t:
         return "text/plain"
     if t.startswith(b"<"):
@@ -97,15 +97,15 @@ def _sniff(head: bytes) -> str | None:
     return "text/plain"
 
 
-def _binary_reason(head: bytes) -> str | None:
+def binary_reason(head: bytes) -> str | None:
     """Why the payload is clearly not text (for content declared as HTML), or None."""
     magic = _magic(head)
     if magic:
         return f"sniffed {magic}"
     text = _as_text_bytes(head)
-    ratio = _control_ratio(text[:_SNIFF_BYTES])
+    ratio = _control_ratio(text[:SNIFF_BYTES])
     if ratio > 0.10:
         return (
-            f"sniffed binary: {ratio:.0%} control/NUL bytes in the first {min(len(text), _SNIFF_BYTES)} bytes"
+            f"sniffed binary: {ratio:.0%} control/NUL bytes in the first {min(len(text), SNIFF_BYTES)} bytes"
         )
     return None

@@ -7,13 +7,13 @@ from typing import Any
 
 from warcio.archiveiterator import ArchiveIterator
 
-from .payload import _BLOCK
-from .sniff import _GZIP_MAGIC
+from .payload import READ_BLOCK
+from .sniff import GZIP_MAGIC
 
 _EMPTY_CHECK_MAX = 65_536  # files up to this size are checked for "only whitespace"
 
 
-class _CountingReader:
+class CountingReader:
     """Wraps the caller's stream: counts bytes, keeps the first bytes, remembers I/O errors."""
 
     def __init__(self, raw: Any) -> None:
@@ -50,10 +50,10 @@ class _CountingReader:
         """Read to EOF (or until ``cap`` more bytes were read), discarding."""
         done = 0
         while not self.eof and (cap is None or done <= cap):
-            done += len(self.read(_BLOCK))
+            done += len(self.read(READ_BLOCK))
 
 
-def _reraise_io_error(src: _CountingReader, exc: BaseException) -> None:
+def reraise_io_error(src: CountingReader, exc: BaseException) -> None:
     """Re-raise an I/O error of the underlying stream (not a content problem: the caller may retry)."""
     if src.io_error is not None:
         if src.io_error is exc:
@@ -61,7 +61,7 @@ def _reraise_io_error(src: _CountingReader, exc: BaseException) -> None:
         raise src.io_error from exc
 
 
-def _gzip_member_unfinished(archive: ArchiveIterator, src: _CountingReader) -> bool:
+def gzip_member_unfinished(archive: ArchiveIterator, src: CountingReader) -> bool:
     """After a record was read to its end: is its gzip member incomplete with no input left?
 
     warcio reads on at a member's end until the decompressor sees the member's trailer (then
@@ -75,7 +75,7 @@ def _gzip_member_unfinished(archive: ArchiveIterator, src: _CountingReader) -> b
     return not decompressor.eof and not decompressor.unused_data and src.eof and reader.rem_length() == 0
 
 
-def _whitespace_only(src: _CountingReader, rec: Any) -> bool:
+def whitespace_only(src: CountingReader, rec: Any) -> bool:
     """True when the whole input (small, plain or gzip) holds nothing but whitespace."""
     if rec is not None:
         if rec.rec_headers.headers or (rec.rec_headers.protocol or "").strip():
@@ -84,7 +84,7 @@ def _whitespace_only(src: _CountingReader, rec: Any) -> bool:
     if not src.eof or src.pos - src.start > _EMPTY_CHECK_MAX:
         return False
     data = bytes(src.head)
-    if data[:2] == _GZIP_MAGIC:
+    if data[:2] == GZIP_MAGIC:
         out = bytearray()
         try:
             while data:

@@ -66,7 +66,7 @@ def test_words_are_runs_of_letters_and_digits_lowercased():
 
 def reference_word_hashes(texts: list[str | None]) -> list[list[int]]:
     """The definition with Python integers: per word, fmix64(sum(byte_j * base^j) mod 2^64 ^ bytes)."""
-    base, mask = int(mh._odd(mh.SEED, 0, 1)[0]), (1 << 64) - 1
+    base, mask = int(mh.odd_multipliers(mh.SEED, 0, 1)[0]), (1 << 64) - 1
     out = []
     for value in texts:
         hashes = []

@@ -288,7 +288,7 @@ def test_decompression_bombs_are_bounded(coding):
         [response("http://bomb.org/", bomb, [("Content-Type", "text/html"), ("Content-Encoding", coding)])]
     )
     counted = {"out": 0}
-    real_collect = reader_module._collect
+    real_collect = reader_module.collect_body
 
     def spy(blocks: Iterator[bytes], *args, **kw):
         def counting():
@@ -298,11 +298,11 @@ def test_decompression_bombs_are_bounded(coding):
 
         return real_collect(counting(), *args, **kw)
 
-    reader_module._collect = spy
+    reader_module.collect_body = spy
     try:
         (row,) = read_bytes(data, max_html_bytes=10_000)[0]
     finally:
-        reader_module._collect = real_collect
+        reader_module.collect_body = real_collect
     assert counted["out"] == 10_001  # never more than max_html_bytes + 1 decoded bytes handed on
     assert row.status == "ok" and row.payload == b"<html>" + b" " * 9_994
     assert row.payload_length is None

@@ -322,14 +322,14 @@ def test_reader_is_single_use_and_validates_limit():
 
 
 def test_bug_in_one_record_becomes_error_row(monkeypatch):
-    real_sniff = reader_module._sniff
+    real_sniff = reader_module.sniff_type
 
     def flaky(head: bytes):
         if b"BOOM" in head:
             raise KeyError("simulated bug")
         return real_sniff(head)
 
-    monkeypatch.setattr(reader_module, "_sniff", flaky)
+    monkeypatch.setattr(reader_module, "sniff_type", flaky)
     data = build_warc(
         [
             response("http://e.org/1", HTML),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import gzip
 import random
 
-from contentx_udf.warc.sniff import _binary_reason, _sniff
+from contentx_udf.warc.sniff import binary_reason, sniff_type
 
 from .builders import HTML, build_warc, read_bytes, response
 
@@ -87,13 +87,13 @@ def test_is_html_decisions():
 
 
 def test_sniffer():
-    assert _sniff(b"") is None
-    assert _sniff(b"\xef\xbb\xbf  <!DOCTYPE HTML><p>") == "text/html"
-    assert _sniff("<html><body>x</body></html>".encode("utf-16")) == "text/html"
-    assert _sniff(b"<!-- c --><HTML>") == "text/html"
-    assert _sniff(b"<?xml version='1.0'?><rss/>") == "application/xml"
-    assert _sniff(b"<?xml version='1.0'?><html xmlns='http://www.w3.org/1999/xhtml'>") == "text/html"
-    assert _sniff(b"GIF89a....") == "image/gif" and _sniff(b"\xff\xd8\xff\xe0") == "image/jpeg"
-    assert _sniff(b"PK\x03\x04") == "application/zip" and _sniff(b"[1, 2]") == "application/json"
-    assert _sniff(bytes(range(32)) * 8) is None
-    assert _binary_reason("<html>x</html>".encode("utf-16")) is None
+    assert sniff_type(b"") is None
+    assert sniff_type(b"\xef\xbb\xbf  <!DOCTYPE HTML><p>") == "text/html"
+    assert sniff_type("<html><body>x</body></html>".encode("utf-16")) == "text/html"
+    assert sniff_type(b"<!-- c --><HTML>") == "text/html"
+    assert sniff_type(b"<?xml version='1.0'?><rss/>") == "application/xml"
+    assert sniff_type(b"<?xml version='1.0'?><html xmlns='http://www.w3.org/1999/xhtml'>") == "text/html"
+    assert sniff_type(b"GIF89a....") == "image/gif" and sniff_type(b"\xff\xd8\xff\xe0") == "image/jpeg"
+    assert sniff_type(b"PK\x03\x04") == "application/zip" and sniff_type(b"[1, 2]") == "application/json"
+    assert sniff_type(bytes(range(32)) * 8) is None
+    assert binary_reason("<html>x</html>".encode("utf-16")) is None

@@ -35,6 +35,9 @@ CONFIG_KEYS = {
 }
 STOP_WORDS_FIELD = "stopwords"
 
+#: The language key FineWeb-2 has no configuration for (FineWeb covers English).
+ENGLISH = "eng_Latn"
+
 #: Config fields that datatrove reads as off when 0.
 ZERO_IS_OFF = frozenset(
     {"dup_line_frac", "min_avg_word_length", "max_avg_word_length", "max_non_alpha_words_ratio"}

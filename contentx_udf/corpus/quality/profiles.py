@@ -35,10 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import UserError
 from ...text.codes import LID_KEYS
 from ...text.segment import segmenter_for
-from .fineweb2 import CONFIG_KEYS, STOP_WORDS_FIELD, config_values, configs, median_config
+from .fineweb2 import ENGLISH, STOP_WORDS_FIELD, config_values, configs, median_config
 from .settings import (
     ENGLISH_STOP_WORDS,
     FINEWEB,
@@ -47,11 +46,9 @@ from .settings import (
     PRESETS,
     SECTIONS,
     Settings,
-    _assign,
-    _frozen,
+    assign,
 )
 
-ENGLISH = "eng_Latn"
 #: The profile key of a document without a language label (ISO 639-3 "undetermined").
 UNDETERMINED = "und"
 
@@ -130,11 +127,11 @@ def _profile_fields(
             base = _assign_raw(base, name, value)
         base = _with_stop_words(base, key, config[STOP_WORDS_FIELD])
     for name, value in overrides:
-        base = _assign(base, name, value)
+        base = assign(base, name, value)
     for language, name, value in language_overrides:
         if language == key:
             base = (
-                _with_stop_words(base, key, value) if name == STOP_WORDS_FIELD else _assign(base, name, value)
+                _with_stop_words(base, key, value) if name == STOP_WORDS_FIELD else assign(base, name, value)
             )
     return {
         "min_language_score": base.min_language_score,
@@ -158,46 +155,6 @@ def _assign_raw(settings: Settings, name: str, value: Any) -> Settings:
 def _with_stop_words(settings: Settings, key: str, words) -> Settings:
     table = ((key, tuple(words)),) if words else ()
     return replace(settings, gopher_quality=replace(settings.gopher_quality, stop_words=table))
-
-
-# -- per-language keys -------------------------------------------------------------------------------
-
-
-def language_override(key: str, value: Any) -> tuple[str, str, Any]:
-    """``fineweb2.<language key>.<name>=value`` checked: ``(language key, setting key, value)``;
-    a config field name becomes its setting key (``new_line_ratio`` ->
-    ``fineweb.max_newline_word_ratio``); a bad key or value is a one-line UserError."""
-    _, _, rest = key.partition(".")
-    language, _, name = rest.partition(".")
-    if language not in configs() and language != ENGLISH:
-        raise UserError(
-            f"{key}: unknown FineWeb-2 language key {language!r}; valid: eng_Latn or the key of a "
-            f"FineWeb-2 configuration (iso639-3_Script, e.g. deu_Latn, fra_Latn, cmn_Hani; "
-            f"{len(configs())} in contentx_udf/corpus/quality/data/fineweb2.json.gz)"
-        )
-    if not name:
-        raise UserError(f"{key}: expected fineweb2.{language}.<field>=VALUE")
-    if name == STOP_WORDS_FIELD:
-        words = [w.strip() for w in value.split(",")] if isinstance(value, str) else value
-        if not isinstance(words, list | tuple) or not all(isinstance(w, str) and w.strip() for w in words):
-            raise UserError(f"{key}: expected a list of words, got {value!r}")
-        return language, STOP_WORDS_FIELD, tuple(w.strip() for w in words)
-    setting = CONFIG_KEYS.get(name, name)
-    if setting.startswith("c4."):
-        raise UserError(
-            f"{key}: C4 is not part of FineWeb-2's per-language filters; set c4.* for every language"
-        )
-    try:
-        _assign(PRESETS["fineweb2"], setting, value)
-    except UserError as error:
-        if str(error).startswith("unknown filter setting"):
-            fields = ", ".join([*CONFIG_KEYS, STOP_WORDS_FIELD])
-            raise UserError(
-                f"{key}: unknown field {name!r}; valid: {fields}, or any filter setting key "
-                "(e.g. gopher_quality.min_words)"
-            ) from None
-        raise UserError(f"{key}: {error}") from None
-    return language, setting, _frozen(value)
 
 
 # -- several profiles in one pass --------------------------------------------------------------------

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import UserError
+from .fineweb2 import CONFIG_KEYS, ENGLISH, STOP_WORDS_FIELD, configs
 from .urls import UrlBlocklist
 
 #: The filters in the order they run; their names are the ``drop`` values and the report's keys.
@@ -333,17 +334,17 @@ def _valid_keys() -> list[str]:
     return keys
 
 
-def _frozen(value: Any) -> Any:
+def frozen_value(value: Any) -> Any:
     """``value`` with lists and tables made tuples (hashable: profiles are cached on them)."""
     if isinstance(value, Mapping):
-        return tuple((k, _frozen(v)) for k, v in value.items())
+        return tuple((k, frozen_value(v)) for k, v in value.items())
     if isinstance(value, list | tuple):
-        return tuple(_frozen(v) for v in value)
+        return tuple(frozen_value(v) for v in value)
     return value
 
 
 def _thawed(value: Any) -> Any:
-    """A value of :func:`_frozen` back as the table it was (a tuple of pairs -> a dict)."""
+    """A value of :func:`frozen_value` back as the table it was (a tuple of pairs -> a dict)."""
     if isinstance(value, tuple) and value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
         if all(isinstance(k, str) for k, _ in value):
             return {k: _thawed(v) for k, v in value}
@@ -351,18 +352,16 @@ def _thawed(value: Any) -> Any:
 
 
 def _set(settings: Settings, key: str, value: Any) -> Settings:
-    """``settings`` with one key set (:func:`_assign`), recorded in ``overrides`` (or, for
+    """``settings`` with one key set (:func:`assign`), recorded in ``overrides`` (or, for
     ``fineweb2.<language key>.<key>``, in ``language_overrides``)."""
     if key.startswith(LANGUAGE_PREFIX):
-        from .profiles import language_override
-
         language, name, parsed = language_override(key, value)
         return replace(settings, language_overrides=(*settings.language_overrides, (language, name, parsed)))
-    new = _assign(settings, key, value)
-    return replace(new, overrides=(*settings.overrides, (key, _frozen(value))))
+    new = assign(settings, key, value)
+    return replace(new, overrides=(*settings.overrides, (key, frozen_value(value))))
 
 
-def _assign(settings: Settings, key: str, value: Any) -> Settings:
+def assign(settings: Settings, key: str, value: Any) -> Settings:
     """``settings`` with one key (``min_language_score``, ``section.field`` or
     ``gopher_quality.stop_words.<lang>``) set from ``value``."""
     value = _thawed(value)
@@ -467,6 +466,46 @@ def load_filter_table(path: str | Path | None) -> tuple[dict[str, Any], str]:
     if not isinstance(table, Mapping):
         raise UserError(f"{path}: [filters] must be a table")
     return dict(table), str(path)
+
+
+# -- per-language keys -------------------------------------------------------------------------------
+
+
+def language_override(key: str, value: Any) -> tuple[str, str, Any]:
+    """``fineweb2.<language key>.<name>=value`` checked: ``(language key, setting key, value)``;
+    a config field name becomes its setting key (``new_line_ratio`` ->
+    ``fineweb.max_newline_word_ratio``); a bad key or value is a one-line UserError."""
+    _, _, rest = key.partition(".")
+    language, _, name = rest.partition(".")
+    if language not in configs() and language != ENGLISH:
+        raise UserError(
+            f"{key}: unknown FineWeb-2 language key {language!r}; valid: eng_Latn or the key of a "
+            f"FineWeb-2 configuration (iso639-3_Script, e.g. deu_Latn, fra_Latn, cmn_Hani; "
+            f"{len(configs())} in contentx_udf/corpus/quality/data/fineweb2.json.gz)"
+        )
+    if not name:
+        raise UserError(f"{key}: expected fineweb2.{language}.<field>=VALUE")
+    if name == STOP_WORDS_FIELD:
+        words = [w.strip() for w in value.split(",")] if isinstance(value, str) else value
+        if not isinstance(words, list | tuple) or not all(isinstance(w, str) and w.strip() for w in words):
+            raise UserError(f"{key}: expected a list of words, got {value!r}")
+        return language, STOP_WORDS_FIELD, tuple(w.strip() for w in words)
+    setting = CONFIG_KEYS.get(name, name)
+    if setting.startswith("c4."):
+        raise UserError(
+            f"{key}: C4 is not part of FineWeb-2's per-language filters; set c4.* for every language"
+        )
+    try:
+        assign(PRESETS["fineweb2"], setting, value)
+    except UserError as error:
+        if str(error).startswith("unknown filter setting"):
+            fields = ", ".join([*CONFIG_KEYS, STOP_WORDS_FIELD])
+            raise UserError(
+                f"{key}: unknown field {name!r}; valid: {fields}, or any filter setting key "
+                "(e.g. gopher_quality.min_words)"
+            ) from None
+        raise UserError(f"{key}: {error}") from None
+    return language, setting, frozen_value(value)
 
 
 # -- command line ----------------------------------------------------------------------------------
