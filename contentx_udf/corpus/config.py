@@ -89,7 +89,7 @@ class CorpusConfig:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="build_corpus",
+        prog="contentx corpus",
         description="Build a text corpus from extraction tables: filters, exact and near-duplicate "
         "removal, a report.",
     )

@@ -44,7 +44,7 @@ from ..errors import UserError, job_main
 from ..runtime import background, class_archive
 from ..runtime.java import check_java
 from ..runtime.session import spark_session
-from ..spark.output import OutputStore
+from ..spark.output import OutputStore, check_local_output, check_owned
 from .by_language import KEPT, check_totals, per_language, reason_counts
 from .config import CorpusConfig, build_config, build_parser
 from .dedup import NearSettings, decide, preference, reuse_clusters
@@ -105,13 +105,12 @@ SIGNALS_BATCH_ROWS = 10_000
 #: Rows per Arrow batch of the pass: the quality filters pay about 11 ms per batch (pyarrow
 #: compiles their regexes on every call), 0.01 ms per document at 1,024.
 ARROW_BATCH_ROWS = 1024
-#: What a finished corpus holds besides ``_staging`` (removed by ``--overwrite`` at commit time).
-CORPUS_ENTRIES = ("documents", "signals", "texts", "_report.json", "report.md", "plots", SUCCESS)
 
 
 def prepare_output(spark, config: CorpusConfig) -> OutputStore:
-    """The output's store.  Refuses an output that is an input or an earlier corpus, or that exists
-    without ``--overwrite``; removes what killed runs left staged."""
+    """The output's store.  Refuses an output that is an input or an earlier corpus, that exists
+    without ``--overwrite``, or that holds anything contentx did not write (:func:`check_owned`);
+    removes what killed runs left staged."""
     store = open_store(spark, config.output, "--output", "written")
     for path in [*config.inputs, *config.against]:
         if open_store(spark, path, "--input" if path in config.inputs else "--against").uri() == store.uri():
@@ -121,6 +120,8 @@ def prepare_output(spark, config: CorpusConfig) -> OutputStore:
     entries = store.list()
     if entries and not config.overwrite:
         raise UserError(f"--output {config.output} exists and is not empty; pass --overwrite to replace it")
+    if entries:
+        check_owned(store, config.output)
     if STAGING in entries:
         store.delete(STAGING)  # a killed run's staging (the old corpus itself stays until commit)
     return store
@@ -310,10 +311,12 @@ def _commit(
 ) -> dict[str, Any]:
     """Move the staged documents into place (with ``signals``: the signals, and the staged first
     pass as ``texts/``), write the report (``plots``: drawn already, :func:`.report.start_plots`),
-    then ``_SUCCESS`` (last)."""
-    for entry in (SUCCESS, *CORPUS_ENTRIES):  # _SUCCESS first: from here on the old corpus is not whole
-        if store.exists(entry):
-            store.delete(entry)
+    then ``_SUCCESS`` (last).  What ``--overwrite`` replaces (an older corpus or table: all of it
+    contentx's own, checked again now) is removed first, ``_SUCCESS`` first."""
+    check_owned(store, store.output)
+    old = [entry for entry in store.list() if entry != STAGING]
+    for entry in sorted(old, key=lambda e: e != SUCCESS):  # from here on the old output is not whole
+        store.delete(entry)
     store.rename((*run_dir, "documents"), ("documents",))
     if signals:
         store.rename((*run_dir, "signals"), ("signals",))
@@ -681,9 +684,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     def body(args) -> int:
         config = build_config(args)
         config.argv = tuple(args_list)
+        check_local_output(config.output, replace=config.overwrite)
         check_java()
         report = run(config, spark_session("contentx-build-corpus"), progress=True)
         print("\n" + "\n".join(summary_lines(report)))
         return 0
 
-    return job_main("build_corpus", args_list, build_parser(), body, rerun="with --overwrite")
+    return job_main("contentx corpus", args_list, build_parser(), body, rerun="with --overwrite")

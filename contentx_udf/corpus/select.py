@@ -38,6 +38,7 @@ import pyarrow as pa  # the Arrow UDF's type hints name it
 from ..errors import UserError, job_main
 from ..runtime.java import check_java
 from ..runtime.session import SHORT_JOB_JAVA_OPTIONS, spark_session
+from ..spark.output import check_local_output
 from .config import CorpusConfig, config_from_argv
 from .dedup import BUILT_IN_PASS
 from .job import (
@@ -163,9 +164,7 @@ def configs(build_argv: Sequence[str], args: argparse.Namespace) -> tuple[Corpus
 def check(built: CorpusConfig, wanted: CorpusConfig) -> None:
     """One :class:`UserError` line for a re-cut the signals cannot give."""
     if built.against:
-        raise UserError(
-            "select: the build used --against; re-cut without it is not supported, rebuild instead"
-        )
+        raise UserError("the build used --against; re-cut without it is not supported, rebuild instead")
     b = built.quality or PRESETS["none"]
     w = wanted.quality or PRESETS["none"]
     changed = changed_measure_keys(b, w)
@@ -176,9 +175,7 @@ def check(built: CorpusConfig, wanted: CorpusConfig) -> None:
         )
     if built.languages and wanted.languages and not set(wanted.languages) <= set(built.languages):
         extra = sorted(set(wanted.languages) - set(built.languages))
-        raise UserError(
-            f"select: --languages {','.join(extra)} were dropped by the build; rebuild to keep them"
-        )
+        raise UserError(f"--languages {','.join(extra)} were dropped by the build; rebuild to keep them")
     if built.languages and not wanted.languages:
         raise UserError("the build kept only some languages; --languages must name a subset of them")
 
@@ -504,6 +501,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
 
     def body(args) -> int:
+        check_local_output(args.output, replace=args.overwrite)
         check_java()
         documents = local_documents(args.source)
         short = documents is not None and documents <= SHORT_RECUT_MAX_DOCUMENTS
@@ -512,4 +510,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\n" + "\n".join(summary_lines(report)))
         return 0
 
-    return job_main("select", args_list, build_parser(), body, rerun="with --overwrite")
+    return job_main("contentx select", args_list, build_parser(), body, rerun="with --overwrite")

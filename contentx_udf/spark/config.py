@@ -229,11 +229,12 @@ def output_writer(config: JobConfig) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="extract_warc",
+        prog="contentx run",
         description="Extract the main text of the HTML pages in WARC files into a Parquet table.",
     )
     p.add_argument(
         "--input",
+        required=True,
         nargs="+",
         metavar="PATH",
         help="WARC files, directories, globs, URLs (https://, s3a://) or a warc.paths[.gz] listing",

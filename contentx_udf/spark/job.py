@@ -285,7 +285,7 @@ def driver_jvm_flags(spark) -> str:
 
 
 def print_summary(summary: dict[str, Any], spark=None, show_rows: int = 3, out=sys.stdout) -> None:
-    print("\ncontentx summary", file=out)
+    print("\ncontentx run summary", file=out)
     print(f"  output: {summary['output']}", file=out)
     print(
         f"  input files: {summary['input_files']} (already done: {summary['files_already_done']}, "
@@ -333,7 +333,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     def body(args) -> int:
         config = build_config(args)
         files = expand_inputs(config.inputs, config.input_base_url)
-        check_local_output(config.output)
+        check_local_output(config.output, replace=config.overwrite or config.resume)
         check_java()
         spark = spark_session("contentx-extract-warc", driver_java_options(config))
         summary = run(config, spark=spark, files=files)
@@ -341,7 +341,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     return job_main(
-        "extract_warc",
+        "contentx run",
         argv,
         build_parser(),
         body,

@@ -1,4 +1,4 @@
-"""The output directory: its stores (local, Hadoop FileSystem) and the batch commit protocol.
+"""The output directory: its stores (local, Hadoop FileSystem), who owns it and the batch commit protocol.
 
 ``DIR/_contentx/staging/<batch>`` receives a batch; :func:`commit_batch` moves its parts into
 place and writes the batch's marker (``DIR/_contentx/batches/<batch>.json``);
@@ -9,6 +9,7 @@ which input files are done.
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import json
 import os
 import re
@@ -117,6 +118,19 @@ class OutputStore:
         """The qualified URI of a path under the root (as Spark's readers and writers take it)."""
         return str(self.fs.makeQualified(self.path(*parts)).toString())
 
+    def walk(self, *parts: str) -> list[str]:
+        """The paths (relative to the root, ``/``-separated) of every file under a directory."""
+        p = self.path(*parts)
+        if not self.fs.exists(p):
+            return []
+        root = str(self.fs.makeQualified(self.path()).toUri().getPath()).rstrip("/") + "/"
+        files = self.fs.listFiles(p, True)
+        out = []
+        while files.hasNext():
+            path = str(files.next().getPath().toUri().getPath())
+            out.append(path[len(root) :] if path.startswith(root) else path)
+        return sorted(out)
+
 
 class LocalOutputStore:
     """The same operations as :class:`OutputStore` with the os module, for local outputs.
@@ -175,6 +189,15 @@ class LocalOutputStore:
         with open(self.local(*parts), encoding="utf-8") as fh:
             return fh.read()
 
+    def walk(self, *parts: str) -> list[str]:
+        """The paths (relative to the root, ``/``-separated) of every file under a directory."""
+        top = self.local(*parts)
+        out = []
+        for folder, _, names in os.walk(top):
+            rel = os.path.relpath(folder, self.output)
+            out += [name if rel == "." else f"{rel}/{name}".replace(os.sep, "/") for name in names]
+        return sorted(out)
+
 
 def output_store(spark, output: str) -> OutputStore | LocalOutputStore:
     """A local store for local paths (fast renames), Hadoop's FileSystem for everything else."""
@@ -187,6 +210,80 @@ MARKERS = ("_contentx", "batches")
 FILE_STATS = ("_contentx", "files")
 STAGING = ("_contentx", "staging")
 
+#: Every path contentx writes in an output directory (``fnmatch`` patterns, one per ``/``-separated
+#: segment; ``**`` matches whatever lies below): the extraction table of ``contentx run`` and the
+#: corpus of ``contentx corpus`` and ``select``.  A command that writes another layout adds its
+#: paths here, so that ``--overwrite`` may replace its output (:func:`check_owned`).
+OWNED_PATHS = (
+    # the extraction table (:func:`commit_batch`)
+    "method=*/b*.parquet",
+    "_contentx/**",
+    "_summary.json",
+    "_summary.json.tmp",
+    # the corpus (contentx_udf.corpus.job): Spark's directories, the report, the commit marker
+    *(
+        f"{folder}/{name}"
+        for folder in ("documents", "signals", "texts")
+        for name in ("part-*", "_SUCCESS", ".*.crc")
+    ),
+    "signals/_build.json",
+    "plots/*.png",
+    "_report.json",
+    "report.md",
+    "_SUCCESS",
+    "_staging/**",
+)
+#: The paths of which one at least is in every output contentx wrote, finished or not (a killed
+#: run leaves its staging area): the table's bookkeeping and summary, the corpus's.
+OWNER_MARKERS = ("_contentx", "_summary.json", "_SUCCESS", "_report.json", "_staging")
+
+
+def _owned(path: str) -> bool:
+    """Whether ``path`` (relative, ``/``-separated) is one of :data:`OWNED_PATHS`."""
+    segments = path.split("/")
+    for pattern in OWNED_PATHS:
+        parts = pattern.split("/")
+        if parts[-1] == "**":
+            head = parts[:-1]
+            if len(segments) > len(head) and all(
+                fnmatch.fnmatchcase(s, p) for s, p in zip(segments, head, strict=False)
+            ):
+                return True
+        elif len(parts) == len(segments) and all(
+            fnmatch.fnmatchcase(s, p) for s, p in zip(segments, parts, strict=True)
+        ):
+            return True
+    return False
+
+
+def foreign_files(store: OutputStore | LocalOutputStore) -> list[str]:
+    """The paths under the store's root that contentx did not write (:data:`OWNED_PATHS`), a
+    top-level folder of no contentx name counted even when empty; all of them when the root holds
+    none of :data:`OWNER_MARKERS` (whatever it is, contentx did not write it)."""
+    entries = store.list()
+    files = store.walk()
+    if entries and not any(marker in entries for marker in OWNER_MARKERS):
+        return files or [f"{e}/" for e in entries]
+    tops = {pattern.split("/")[0] for pattern in OWNED_PATHS}
+    holding = {f.split("/")[0] for f in files}
+    named = [e for e in entries if any(fnmatch.fnmatchcase(e, top) for top in tops)]
+    empty = [f"{e}/" for e in entries if e not in holding and e not in named]
+    return sorted([f for f in files if not _owned(f)] + empty)
+
+
+def check_owned(store: OutputStore | LocalOutputStore, output: str, option: str = "--output") -> None:
+    """Refuse (one :class:`UserError` line naming a foreign file) to replace or add to an output
+    directory that holds anything contentx did not write; nothing is touched.  Every command that
+    writes a directory calls it before it deletes or writes anything there (``--overwrite``,
+    ``--resume``) and again right before it replaces an old output at commit."""
+    foreign = foreign_files(store)
+    if foreign:
+        more = f" and {len(foreign) - 1} more" if len(foreign) > 1 else ""
+        raise UserError(
+            f"{option} {output} holds files contentx did not write ({foreign[0]}{more}); "
+            "nothing was touched: move them away or choose another directory"
+        )
+
 
 def prepare_output(store: OutputStore | LocalOutputStore, config: JobConfig) -> set[str]:
     """Check/clean the output location; return the input files already done (``--resume``)."""
@@ -194,18 +291,19 @@ def prepare_output(store: OutputStore | LocalOutputStore, config: JobConfig) -> 
         raise UserError(f"output path is a file, not a directory: {config.output}")
     if not store.exists() or not store.list():
         return set()
-    if config.overwrite:
-        store.delete()
-        return set()
-    if not config.resume:
+    if not config.overwrite and not config.resume:
         raise UserError(
             f"output {config.output} already exists; pass --resume to add the inputs not yet processed, "
             "or --overwrite to replace it"
         )
+    check_owned(store, config.output)  # --overwrite and --resume alike: only over contentx's own files
+    if config.overwrite:
+        store.delete()
+        return set()
     # a run stopped in its first batch (killed, or a full disk) has left only its staging area
     if not store.exists(MARKERS[0]) and not store.exists("_summary.json"):
         raise UserError(
-            f"output {config.output} exists but was not written by contentx; refusing to resume into it"
+            f"output {config.output} exists but was not written by `contentx run`; refusing to resume into it"
         )
     committed = {name[: -len(".json")] for name in store.list(*MARKERS) if name.endswith(".json")}
     done: set[str] = set()
@@ -255,13 +353,17 @@ def commit_batch(store: OutputStore | LocalOutputStore, batch_id: str, names: li
     store.delete(*STAGING, batch_id)
 
 
-def check_local_output(output: str) -> None:
-    """Early, Spark-free check of a local output path (remote ones are checked by Hadoop)."""
+def check_local_output(output: str, replace: bool = False) -> None:
+    """Early, Spark-free check of a local output path (remote ones are checked by Hadoop);
+    ``replace`` (``--overwrite``, ``--resume``): an existing directory must be contentx's own
+    (:func:`check_owned`)."""
     if is_remote(output):
         return
     local = local_path(output)
     if os.path.isfile(local):
         raise UserError(f"output path is a file, not a directory: {output}")
+    if replace and os.path.isdir(local):
+        check_owned(LocalOutputStore(output), output)
     parent = os.path.dirname(os.path.abspath(local))
     while parent and not os.path.exists(parent):
         parent = os.path.dirname(parent)

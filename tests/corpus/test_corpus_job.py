@@ -131,10 +131,16 @@ def test_keep_longest_and_no_dedup(spark, site_table, tmp_path):
         "https://news.example/a?ref=home" in urls and "https://news.example/a" not in urls
     )  # the longer copy
     assert report["dropped"]["near_duplicate"] == 2
+    # --overwrite replaces all of a contentx output, another layout's entries too (an extraction
+    # table's, written into the same folder): the corpus is not mixed in with them
+    write_table(tmp_path / "corpus", "combined", [table_row("https://x.example/1", "Old text.")])
     report = run(spark, tmp_path, [site_table], method="cectd-ds", dedup="none", overwrite=True)
     assert (
         report["kept"] == 7 and report["dropped"]["status"] == 1
     )  # the short page is kept without --min-chars
+    assert sorted(p.name for p in (tmp_path / "corpus").iterdir()) == [
+        "_SUCCESS", "_report.json", "documents", "plots", "report.md"
+    ]  # fmt: skip
 
 
 def test_min_confidence_filters_only_rows_with_a_confidence(spark, site_table, tmp_path):

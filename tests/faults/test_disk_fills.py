@@ -79,7 +79,7 @@ def test_disk_filling_up_during_the_extraction_is_one_line_and_resume_completes(
     _stdout, stderr = proc.communicate(timeout=300)
 
     assert proc.returncode == 2, stderr[-3000:]
-    lines = [line for line in stderr.splitlines() if line.startswith("extract_warc: error:")]
+    lines = [line for line in stderr.splitlines() if line.startswith("contentx run: error:")]
     assert len(lines) == 1 and "Traceback" not in stderr, stderr[-3000:]
     assert "no space left on device writing " + str(out) in lines[0], lines[0]
     assert lines[0].endswith("rerun with --resume"), lines[0]

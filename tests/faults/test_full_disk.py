@@ -113,7 +113,7 @@ def test_corpus_with_a_full_spark_local_dir_is_one_line_and_overwrite_completes(
     env = loopback_env(SPARK_LOCAL_DIRS=str(mount / "local"))
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300, cwd=REPO)
     assert done.returncode == 2, done.stderr[-3000:]
-    lines = [line for line in done.stderr.splitlines() if line.startswith("build_corpus: error:")]
+    lines = [line for line in done.stderr.splitlines() if line.startswith("contentx corpus: error:")]
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr[-3000:]
     assert "no space left on device writing Spark's local directory " + str(mount / "local") in lines[0], (
         lines[0]

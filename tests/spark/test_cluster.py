@@ -93,7 +93,7 @@ def test_cluster_run_equals_local_run(cluster, local_rows, tmp_path, writer):
     )  # fmt: skip
     elapsed = time.monotonic() - started
     check_run(proc)
-    assert "contentx summary" in proc.stdout
+    assert "contentx run summary" in proc.stdout
     rows = table_rows(out)
     assert len(rows) > 15
     assert rows == local_rows
