@@ -10,6 +10,7 @@ from ..errors import UserError
 from ..evaluation import PAGE_TYPES
 from ..settings import DEFAULT_METHOD
 from ..text.language import parse_languages
+from .formatters import FormatSettings
 from .lines import MIN_CHARS, MIN_DOCS, SCOPES, LineSettings
 from .minhash import NUM_PERM, WORD_RULES, MinHashParams, optimal_bands
 from .quality.settings import DEFAULT_CONFIG, Settings, add_filter_arguments, filter_settings, is_active
@@ -55,6 +56,9 @@ class CorpusConfig:
     near_words: str = "segmented"
     #: the quality filters (:mod:`.quality.settings`); None: none is on
     quality: Settings | None = None
+    #: FineWeb-2's final touches on the written texts (:mod:`.formatters`; the filter settings'
+    #: ``fix_encoding`` and ``symbol_lines``, on in the ``fineweb2`` preset)
+    touches: FormatSettings = field(default_factory=FormatSettings)
     #: repeated lines across the crawl (:mod:`.lines`): removed before the quality filters
     line_dedup: bool = False
     line_dedup_scope: str = "host"
@@ -304,6 +308,7 @@ def build_config(args: argparse.Namespace) -> CorpusConfig:
         verify_edges=args.verify_edges,
         near_words=args.near_words,
         quality=quality if is_active(quality := filter_settings(args)) else None,
+        touches=FormatSettings(fix_encoding=quality.fix_encoding, symbol_lines=quality.symbol_lines),
         signals=getattr(args, "signals", False),
         **line_options(args),
     )

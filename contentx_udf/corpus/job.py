@@ -45,6 +45,7 @@ from ..runtime import background, class_archive
 from ..runtime.java import check_java
 from ..runtime.session import spark_session
 from ..spark.output import OutputStore, check_local_output, check_owned
+from . import final_touches
 from .by_language import KEPT, check_totals, per_language, reason_counts
 from .config import CorpusConfig, build_config, build_parser
 from .dedup import NearSettings, decide, preference, reuse_clusters
@@ -569,6 +570,9 @@ def _finish(spark, config, store, run_dir, table, f: Finish, sensitive: Future |
 
         source = f.texts if f.document_texts is None else f.document_texts
         written = documents_from_texts(written, source, DOCUMENT_COLUMNS)
+    touched = None
+    if config.touches.active:  # FineWeb-2's formatters, after dedup, on the texts written
+        written, touched = final_touches.apply(written, config.touches)
     signals_written = None
     if config.signals:  # written beside the documents (:mod:`..spark.background`)
         from .signals import write_signals
@@ -655,6 +659,7 @@ def _finish(spark, config, store, run_dir, table, f: Finish, sensitive: Future |
         "kept_characters": sum(x["characters"] for x in languages),
         "pii_masked": {"emails": masked["emails_masked"], "ips": masked["ips_masked"]},
         "c4_lines_removed": masked["c4_lines_removed"],
+        "final_touches": touched.summary() if touched is not None else None,
         "line_dedup": line_report,
         "sensitivity": sensitive or [],
         "languages": languages,

@@ -206,6 +206,7 @@ def _markdown(report: dict[str, Any]) -> str:
             "",
         ]
     out += _line_dedup_markdown(report.get("line_dedup"))
+    out += _final_touches_markdown(report.get("final_touches"))
     if report["plots"]:
         out += [f"![{p}]({p})" for p in report["plots"]] + [""]
     else:
@@ -262,6 +263,42 @@ def _sensitivity_markdown(rows: list[dict[str, Any]] | None) -> list[str]:
         ]
         out.append(f"| {r['filter']} | {r['rule']} | " + " | ".join(cells) + " |")
     return out + [""]
+
+
+def touches_line(touches: dict[str, Any] | None) -> str | None:
+    """One line on FineWeb-2's final touches (``--fix-encoding``, ``--symbol-lines``), or None."""
+    if not touches:
+        return None
+    parts = []
+    if touches["fix_encoding"]:
+        parts.append(
+            f"encoding repaired in {touches['encoding_fixed']} (ftfy run on {touches['sent_to_ftfy']} the "
+            "pre-check found suspicious)"
+        )
+    if touches["symbol_lines"]:
+        parts.append(f"symbol lines made paragraph breaks in {touches['symbol_lines_changed']}")
+    return (
+        f"final touches: {touches['changed']} of {touches['documents']} written documents changed; "
+        + "; ".join(parts)
+    )
+
+
+def _final_touches_markdown(touches: dict[str, Any] | None) -> list[str]:
+    """The final touches' section: counts and the examples of each change."""
+    line = touches_line(touches)
+    if line is None:
+        return []
+    out = ["## Final touches (FineWeb-2's formatters, after dedup)", "", line[0].upper() + line[1:] + ".", ""]
+    rows = [
+        (kind, e)
+        for kind, key in (("encoding", "encoding_examples"), ("symbol lines", "symbol_lines_examples"))
+        for e in touches.get(key) or []
+    ]
+    if rows:
+        out += ["| change | URL | before → after |", "|---|---|---|"]
+        out += [f"| {kind} | {e['url'] or ''} | {_cell(e['change'])} |" for kind, e in rows]
+        out += [""]
+    return out
 
 
 def _line_dedup_markdown(lines: dict[str, Any] | None) -> list[str]:
@@ -327,6 +364,7 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
             else []
         ),
         *([f"  {words}"] if (words := near_words_line(report.get("minhash"))) else []),
+        *([f"  {touched}"] if (touched := touches_line(report.get("final_touches"))) else []),
         *(f"  note: {note}" for note in report.get("notes") or []),
         *(
             [

@@ -210,6 +210,10 @@ class Settings:
     url_blocklist: UrlBlocklist | None = None
     mask_pii: bool = False
     word_rules_without_spaces: bool = False
+    #: FineWeb-2's final touches, after dedup on the written texts (:mod:`..formatters`): ftfy's
+    #: encoding repair and the ``|`` table lines made paragraph breaks
+    fix_encoding: bool = False
+    symbol_lines: bool = False
     gopher_repetition: GopherRepetitionSettings = GOPHER_REPETITION
     gopher_quality: GopherQualitySettings = GOPHER_QUALITY
     c4: C4Settings = replace(C4, terminal_punctuation=False)
@@ -236,6 +240,8 @@ PRESETS: dict[str, Settings] = {
         preset="fineweb2",
         min_language_score=None,  # per language
         word_rules_without_spaces=True,  # the language's segmenter gives real words
+        fix_encoding=True,  # FTFYFormatter() and SymbolLinesFormatter(["|"], "\n"), after dedup
+        symbol_lines=True,
         gopher_repetition=replace(
             GOPHER_REPETITION,  # dup_line_frac and the n-gram fractions per language
             dup_para_frac=None,
@@ -274,6 +280,8 @@ _TOP_KEYS = {
     "min_language_score": "drop rows whose language_score is below this",
     "mask_pii": "mask e-mail addresses and public IP addresses in kept texts",
     "word_rules_without_spaces": "apply the word rules to scripts without spaces (their 'words' are phrases)",
+    "fix_encoding": "repair mojibake, C1 and control characters, HTML entities in the written texts (ftfy)",
+    "symbol_lines": "make lines of '|' (table separators) paragraph breaks in the written texts",
 }
 
 
@@ -538,6 +546,20 @@ def add_filter_arguments(parser: argparse.ArgumentParser) -> None:
         "--mask-pii", action="store_true", help="mask e-mail addresses and public IP addresses in kept texts"
     )
     group.add_argument(
+        "--fix-encoding",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="repair the written texts' encoding as FineWeb-2 does (ftfy with datatrove's FTFYFormatter "
+        "configuration: mojibake, control characters, HTML entities), after dedup (fineweb2 preset: on)",
+    )
+    group.add_argument(
+        "--symbol-lines",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="make runs of lines of '|' (table separators) in the written texts one paragraph break, "
+        "as FineWeb-2's SymbolLinesFormatter does, after dedup (fineweb2 preset: on)",
+    )
+    group.add_argument(
         "--filter-config",
         default=None,
         metavar="FILE",
@@ -583,6 +605,9 @@ def filter_settings(args: argparse.Namespace) -> Settings:
         settings = replace(settings, url_blocklist=UrlBlocklist.load(args.url_blocklist))
     if getattr(args, "mask_pii", False):
         settings = replace(settings, mask_pii=True)
+    for flag in ("fix_encoding", "symbol_lines"):
+        if getattr(args, flag, None) is not None:
+            settings = replace(settings, **{flag: getattr(args, flag)})
     return settings
 
 
@@ -594,6 +619,8 @@ def describe(settings: Settings) -> dict[str, Any]:
         "url_blocklist": None if settings.url_blocklist is None else settings.url_blocklist.summary(),
         "mask_pii": settings.mask_pii,
         "word_rules_without_spaces": settings.word_rules_without_spaces,
+        "fix_encoding": settings.fix_encoding,
+        "symbol_lines": settings.symbol_lines,
         "order": list(settings.order),
         "language_profiles": settings.language_profiles,
         "language_overrides": [
