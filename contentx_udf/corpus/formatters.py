@@ -79,7 +79,7 @@ def _re2_class_char(c: str) -> str:
     return f"\\x{{{ord(c):x}}}"
 
 
-def _badness_superset(pattern: str) -> str:
+def badness_superset(pattern: str) -> str:
     """ftfy's ``BADNESS_RE`` (a Python ``re.VERBOSE`` pattern) as an RE2 pattern that matches
     wherever it matches, and maybe more: comments and layout whitespace go, class members are
     written as code points, and the context tokens RE2 reads otherwise (``\\s``, ``\\w``, ``.``,
@@ -130,7 +130,7 @@ def suspicious_pattern() -> str:
     """The RE2 pattern of :func:`needs_ftfy`, derived from what each configured fix can act on:
 
     * ``fix_encoding`` changes nothing unless ftfy's ``badness.is_bad`` finds a sequence that is
-      likely mojibake (its ``BADNESS_RE``, here widened to RE2 by :func:`_badness_superset`); its
+      likely mojibake (its ``BADNESS_RE``, here widened to RE2 by :func:`badness_superset`); its
       sub-steps (``restore_byte_a0``, ``replace_lossy_sequences``, ``decode_inconsistent_utf8``,
       its C1 fix) run only then;
     * ``fix_c1_controls``: C1 control characters (U+0080-U+009F);
@@ -147,7 +147,7 @@ def suspicious_pattern() -> str:
     controls = "".join(_re2_class_char(chr(c)) for c in sorted(chardata.CONTROL_CHARS))
     return "|".join(
         (
-            _badness_superset(badness.BADNESS_RE.pattern),
+            badness_superset(badness.BADNESS_RE.pattern),
             r"[\x{80}-\x{9f}]",
             chardata.HTML_ENTITY_RE.pattern,
             f"[{controls}]",
