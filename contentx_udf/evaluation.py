@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from .settings import PAGE_TYPES
+
 FULL_TEXT = "full-text"
 SHINGLE_N = 4
 
@@ -145,9 +147,6 @@ def bootstrap_std(page_scores: Sequence[PageScore], n: int = 1000, seed: int = 0
 # --------------------------------------------------------------------------------------------------
 # Word P/R/F1 and snippets (WCXB README, "Metric"; upstream evaluate.py)
 # --------------------------------------------------------------------------------------------------
-
-#: WCXB page types in the order the tables show them.
-PAGE_TYPES = ("article", "documentation", "service", "forum", "collection", "listing", "product")
 
 
 def word_tokens(text: str | None) -> list[str]:

@@ -11,6 +11,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+#: WCXB page types in the order the tables show them (the combined model's page-type scores, the
+#: corpus job's ``--page-types``).
+PAGE_TYPES = ("article", "documentation", "service", "forum", "collection", "listing", "product")
+
 #: Method names, in the order tables and reports list them.
 METHODS: tuple[str, ...] = (
     "cetr-tm",

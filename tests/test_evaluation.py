@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 from contentx_udf import cli
 from contentx_udf.evaluation import (
     FULL_TEXT,
-    PAGE_TYPES,
     GoldPage,
     PageRun,
     PageScore,
@@ -42,6 +41,7 @@ from contentx_udf.evaluation import (
     word_scores,
     word_tokens,
 )
+from contentx_udf.settings import PAGE_TYPES
 
 from .conftest import SHARED, shared_or_skip
 from .helpers import write_pairs

@@ -18,12 +18,10 @@ from contentx_udf.page.document import (
     Document,
     Limits,
     _flatten_slow,
-    _nesting_within_numpy,
-    bound_nesting,
     flatten_dom,
-    nesting_within,
     non_space_chars,
 )
+from contentx_udf.page.nesting import _nesting_within_numpy, bound_nesting, nesting_within
 from contentx_udf.settings import COMMON, resolve_params
 
 from .conftest import DEVSET, shared_or_skip

@@ -7,8 +7,7 @@ import tomllib
 from dataclasses import dataclass, field
 
 from ..errors import UserError
-from ..evaluation import PAGE_TYPES
-from ..settings import DEFAULT_METHOD
+from ..settings import DEFAULT_METHOD, PAGE_TYPES
 from ..text.language import parse_languages
 from .formatters import FormatSettings
 from .lines import MIN_CHARS, MIN_DOCS, SCOPES, LineSettings

@@ -7,7 +7,7 @@ in one aggregation, so kept + dropped = input by construction.
 
 from __future__ import annotations
 
-from ..evaluation import PAGE_TYPES
+from ..settings import PAGE_TYPES
 from .config import CorpusConfig
 
 #: Filters in the order they are applied (the name is the ``drop`` value and the report's key).

@@ -1255,7 +1255,7 @@ def text_counts(list texts):
     return words_out, stripped_out
 
 
-# --- the nesting estimate of a page's bytes (document.nesting_within) --------------------
+# --- the nesting estimate of a page's bytes (nesting.nesting_within) --------------------
 
 cdef unsigned char _NAME_BYTE[256]
 cdef unsigned char _LOWER[256]
@@ -1422,7 +1422,7 @@ def nesting_within(
     list svg_long_rows,
     uint64_t svg_key,
 ):
-    """:func:`~contentx_udf.page.document.nesting_within` in one pass over the bytes: the same tag
+    """:func:`~contentx_udf.page.nesting.nesting_within` in one pass over the bytes: the same tag
     tokens, names, self-closed SVG leaves and per-name depth counts floored at zero, walked in
     order instead of as numpy arrays (``uncounted_keys`` and ``svg_leaf_keys``: sorted 8-byte
     name keys; ``svg_long_rows``: the longer SVG leaf names as NAME_KEY-byte rows; ``svg_key``:

@@ -10,7 +10,6 @@ import json
 import numpy as np
 import pytest
 
-from contentx_udf.evaluation import PAGE_TYPES
 from contentx_udf.methods.block_features import FEATURE_NAMES, PAGE_FEATURE_NAMES, page_features
 from contentx_udf.methods.block_model import (
     SHIPPED_MODEL,
@@ -19,6 +18,7 @@ from contentx_udf.methods.block_model import (
     load_model,
     shipped_model,
 )
+from contentx_udf.settings import PAGE_TYPES
 
 
 def two_tree_model() -> BlockModel:

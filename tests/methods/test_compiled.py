@@ -235,8 +235,8 @@ SEARCHED = [
 
 
 def test_searches_in_the_utf8_bytes_find_what_str_searches_find():
-    from contentx_udf.methods.block_features import _JSONLD_RE, _jsonld_types
     from contentx_udf.methods.blocks import noscript_html
+    from contentx_udf.methods.page_signals import _JSONLD_RE, jsonld_types
     from contentx_udf.page.document import Document
 
     pages = [p.encode() for p in SEARCHED] + scrapinghub_pages()
@@ -246,8 +246,8 @@ def test_searches_in_the_utf8_bytes_find_what_str_searches_find():
         assert doc.utf8 is not None and doc.utf8.decode("utf-8") == doc.html
         inner = noscript_html(doc.html, doc.utf8)
         assert inner == noscript_html(doc.html)
-        types = _jsonld_types(doc.html, doc.utf8)
-        assert types == _jsonld_types(doc.html)
+        types = jsonld_types(doc.html, doc.utf8)
+        assert types == jsonld_types(doc.html)
         assert types == {t.lower() for t in _JSONLD_RE.findall(doc.html)}  # (the definition)
         with_noscript += bool(inner)
         with_types += bool(types)
@@ -257,7 +257,8 @@ def test_searches_in_the_utf8_bytes_find_what_str_searches_find():
 def test_title_word_hits_of_the_compiled_pass_equal_the_regex():
     """The compiled word_hits (an ASCII table for \\w, a filter on length and first and last
     characters before the set look-up) counts what the regex fallback counts."""
-    from contentx_udf.methods.block_features import _WORD_RE, _title_hits
+    from contentx_udf.methods.block_features import _WORD_RE
+    from contentx_udf.methods.page_signals import title_hits
 
     titles = [
         "Breaking: the café_owner’s 2024 plan — ünïcode Ωmega 東京 news",
@@ -277,9 +278,9 @@ def test_title_word_hits_of_the_compiled_pass_equal_the_regex():
     for title in titles:
         words = set(_WORD_RE.findall(title.lower()))
         with compiled_passes(True):
-            fast = _title_hits(texts, words)
+            fast = title_hits(texts, words)
         with compiled_passes(False):
-            slow = _title_hits(texts, words)
+            slow = title_hits(texts, words)
         assert fast.tolist() == slow.tolist()
         assert fast.sum() > 0
 
