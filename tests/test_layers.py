@@ -44,6 +44,7 @@ JOB_MODULES = {"contentx_udf.spark.job", "contentx_udf.corpus.job", "contentx_ud
 PENDING: set[tuple[str, str]] = {
     # the extraction table's layout and the filesystem store move out of spark.output (step 3)
     ("contentx_udf.corpus.job", "contentx_udf.spark.output"),
+    ("contentx_udf.corpus.select", "contentx_udf.spark.output"),
     ("contentx_udf.corpus.signals", "contentx_udf.spark.output"),
     ("contentx_udf.corpus.tables", "contentx_udf.spark.output"),
     # select takes the corpus job's back half (step 4: the named stages)
