@@ -56,6 +56,12 @@ setup(
                 ["contentx_udf/text/_lid.pyx"],
                 extra_compile_args=["-O3", "-ffp-contract=off"],
             ),
+            # quality classifiers: fastText's predict with every label, the same float sums
+            Extension(
+                "contentx_udf.text._quality",
+                ["contentx_udf/text/_quality.pyx"],
+                extra_compile_args=["-O3", "-ffp-contract=off"],
+            ),
         ],
         compiler_directives={"language_level": 3},
     ),

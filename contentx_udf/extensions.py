@@ -1,8 +1,8 @@
 """The compiled extensions' common switch and loader.
 
-Every compiled pass (``page/_compiled``, ``text/_lid``, ``corpus/_lines``; Cython, built at
-install) has numpy or Python code that gives the same results; ``CONTENTX_PURE_PYTHON=1`` (or an
-extension that was not built) makes that code run instead.
+Every compiled pass (``page/_compiled``, ``text/_lid``, ``text/_quality``, ``corpus/_lines``;
+Cython, built at install) has numpy or Python code that gives the same results;
+``CONTENTX_PURE_PYTHON=1`` (or an extension that was not built) makes that code run instead.
 """
 
 from __future__ import annotations

@@ -73,7 +73,10 @@ class QualityModel:
         self.file = parsed
         self.labels: list[str] = [w.decode("utf-8", "replace") for w in parsed.words[parsed.nwords :]]
         compiled = optional_module("contentx_udf.text._quality")
-        self._compiled = compiled.Scorer(parsed) if compiled is not None else None
+        self._compiled = None
+        if compiled is not None:
+            left, right = huffman_tree(parsed.counts[parsed.types == 1])
+            self._compiled = compiled.Scorer(parsed, _sigmoid_table(), left, right)
         self._python: _PythonScorer | None = None
 
     @classmethod
@@ -114,6 +117,9 @@ class QualityModel:
         NaN.  The texts are prepared with :func:`prepare` unless ``prepared``."""
         items = _strings(texts)
         out = np.full((len(items), len(self.labels)), np.nan, dtype=np.float32)
+        if self._compiled is not None and not prepared:
+            self._compiled.probabilities(items, out)
+            return out
         for i, text in enumerate(items):
             if text is None:
                 continue

@@ -14,6 +14,7 @@ import pyarrow as pa
 import pytest
 
 from contentx_udf.errors import UserError
+from contentx_udf.extensions import optional_module
 from contentx_udf.text import classifier
 from contentx_udf.text.classifier import QualityModel, QualityModelError, prepare, quality_scores
 
@@ -106,6 +107,8 @@ def _sample_docs(texts) -> list[str]:
 @pytest.mark.parametrize("kind", ["bigram", "quantized", "ova", "hs"])
 def test_probabilities_equal_fasttext(models, texts, kind):
     model = QualityModel.open(models[kind])
+    # the compiled predictor scores wherever it was built (else this checks the numpy path)
+    assert model.compiled == (optional_module("contentx_udf.text._quality") is not None)
     docs = _sample_docs(texts)
     ours = model.probabilities(docs)
     ref = _reference(models[kind], model.labels, docs)
