@@ -7,6 +7,7 @@ import tomllib
 from dataclasses import dataclass, field
 
 from ..errors import UserError
+from ..runtime.console import add_verbose_flag
 from ..settings import DEFAULT_METHOD, PAGE_TYPES
 from ..text.language import parse_languages
 from .formatters import FormatSettings
@@ -211,6 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"only lines of at least N normalised characters count (default {MIN_CHARS})",
     )
     add_filter_arguments(p)
+    add_verbose_flag(p)
     return p
 
 

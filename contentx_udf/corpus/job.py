@@ -691,7 +691,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         config.argv = tuple(args_list)
         check_local_output(config.output, replace=config.overwrite)
         check_java()
-        report = run(config, spark_session("contentx-build-corpus"), progress=True)
+        report = run(config, spark_session("contentx-build-corpus", verbose=args.verbose), progress=True)
         print("\n" + "\n".join(summary_lines(report)))
         return 0
 

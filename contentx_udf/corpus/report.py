@@ -363,7 +363,6 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
             if (lines := report.get("line_dedup"))
             else []
         ),
-        *([f"  {words}"] if (words := near_words_line(report.get("minhash"))) else []),
         *([f"  {touched}"] if (touched := touches_line(report.get("final_touches"))) else []),
         *(f"  note: {note}" for note in report.get("notes") or []),
         *(

@@ -36,6 +36,7 @@ from typing import Any
 import pyarrow as pa  # the Arrow UDF's type hints name it
 
 from ..errors import UserError, job_main
+from ..runtime.console import add_verbose_flag
 from ..runtime.java import check_java
 from ..runtime.session import SHORT_JOB_JAVA_OPTIONS, spark_session
 from ..spark.output import check_local_output
@@ -136,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep only the documents for which this SQL condition over the signals columns holds, "
         "e.g. \"gq_real_words >= 200 and host not like '%%.example'\"",
     )
+    add_verbose_flag(p)
     return p
 
 
@@ -506,7 +508,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         documents = local_documents(args.source)
         short = documents is not None and documents <= SHORT_RECUT_MAX_DOCUMENTS
         options = SHORT_JOB_JAVA_OPTIONS if short else ""
-        report = run(args, spark_session("contentx-select", options), progress=True)
+        report = run(args, spark_session("contentx-select", options, verbose=args.verbose), progress=True)
         print("\n" + "\n".join(summary_lines(report)))
         return 0
 

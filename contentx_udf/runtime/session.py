@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..paths import CONF_DIR
-from . import class_archive
+from . import class_archive, console
 from .java import java_version_text
 
 
@@ -70,30 +70,43 @@ def java_options_taken(environ: dict[str, str] | None = None, conf_dir: Path | N
     )
 
 
-def spark_session(app_name: str, driver_java_options: str = ""):
+def spark_session(app_name: str, driver_java_options: str = "", verbose: bool = False):
     """The driver's SparkSession (set up by :func:`prepare_driver`; the master is never set here,
     so ``spark-submit --master`` and ``conf/spark-defaults.conf`` decide it).
 
     ``driver_java_options``: JVM options for the driver JVM when this process launches it
     (:func:`launched_java_options` says when); ignored when a session or JVM already exists.
-    A JVM launched here maps the class archive when there is one (:mod:`.class_archive`)."""
+    A JVM launched here maps the class archive when there is one (:mod:`.class_archive`), and its
+    console is quiet unless ``verbose`` (:mod:`.console`)."""
     prepare_driver()
-    from pyspark import SparkContext
+    from pyspark import SparkConf, SparkContext
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.appName(app_name)
     if SparkContext._active_spark_context is not None:
         return builder.getOrCreate()
+    launching = "PYSPARK_GATEWAY_PORT" not in os.environ and SparkContext._gateway is None
+    conf_dir = Path(os.environ.get("SPARK_CONF_DIR") or CONF_DIR)
+    settings = {"spark.app.name": app_name}
+    settings.update(console.quiet_settings(verbose, launching, os.environ, conf_dir))
     options = launched_java_options(driver_java_options) or ""
     plan = _archive_plan()
     mapped = isinstance(plan, class_archive.LaunchPlan)
-    saved = {key: os.environ.get(key) for key in plan.environ} if mapped else {}
+    environ = {**(plan.environ if mapped else {}), **console.log_level_environ(verbose, os.environ)}
+    saved = {key: os.environ.get(key) for key in environ}
     if mapped:
         options = f"{options} {plan.options}".strip()
         class_archive.apply(plan)
+    os.environ.update(environ)
     if options:
-        builder = builder.config(DRIVER_JAVA_OPTIONS_KEY, options)
+        settings[DRIVER_JAVA_OPTIONS_KEY] = options
+    for key, value in settings.items():
+        builder = builder.config(key, value)
     try:
+        if launching:  # (the JVM's stderr through the console's filter)
+            SparkContext._ensure_initialized(
+                gateway=console.launch_gateway(SparkConf().setAll(settings.items()), verbose)
+            )
         session = builder.getOrCreate()
     finally:
         for key, value in saved.items():  # (read by the launch only)

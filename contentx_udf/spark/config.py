@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import UserError
 from ..paths import CONF_DIR
+from ..runtime.console import add_verbose_flag
 from ..settings import CHOICES, DEFAULT_METHOD, METHODS, resolve_params
 from .inputs import is_remote
 
@@ -53,6 +54,8 @@ class JobConfig:
     #: local gzip WARCs are cut into pieces of at least this many bytes where the task plan
     #: needs it to keep every core busy (:func:`.inputs.plan_tasks`); 0: every file is read whole
     min_piece_bytes: int = DEFAULT_MIN_PIECE_BYTES
+    #: Spark's own console output (warnings, stage bars) shown (:mod:`.console`)
+    verbose: bool = False
 
 
 def parse_methods(value: str | Sequence[str]) -> tuple[str, ...]:
@@ -181,6 +184,7 @@ def build_config(args: argparse.Namespace) -> JobConfig:
         lid_model=lid_model,
         driver_java_options=_java_options(job),
         min_piece_bytes=positive_int("min_piece_bytes", job.get("min_piece_bytes", DEFAULT_MIN_PIECE_BYTES)),
+        verbose=bool(getattr(args, "verbose", False)),
     )
 
 
@@ -284,7 +288,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--progress-seconds",
         type=int,
         default=None,
-        help="while a batch runs, print the files done / total every N seconds (default 10; 0 = never)",
+        help="while a batch runs, print the files and records done, the rate and the time left every "
+        "N seconds when stderr is not a terminal (on a terminal: one line, updated every second); "
+        "default 10; 0 = never",
     )
     p.add_argument(
         "--lid-model",
@@ -301,4 +307,5 @@ def build_parser() -> argparse.ArgumentParser:
         help="who writes the Parquet files: the Python workers with pyarrow (arrow; local outputs), "
         "Spark (spark; any Hadoop filesystem) or auto (default: arrow for local outputs)",
     )
+    add_verbose_flag(p)
     return p

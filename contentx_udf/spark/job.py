@@ -139,7 +139,7 @@ def run_batch(
     def extract(tasks: list, schema: Any = STATS_COLUMNS, counted: bool = True) -> Any:
         partition_fn = make_partition_fn(settings)
         if progress is not None and counted:  # (files read again are not counted twice)
-            partition_fn = count_files(partition_fn, progress.files)
+            partition_fn = count_files(partition_fn, progress.counters)
         return task_frame(spark, len(tasks)).mapInArrow(files_of_tasks(partition_fn, tasks), schema)
 
     if arrow:
@@ -242,14 +242,16 @@ def run(config: JobConfig, spark=None, files: list[tuple[str, str]] | None = Non
     if files is None:
         files = expand_inputs(config.inputs, config.input_base_url)
     if spark is None:
-        spark = spark_session("contentx-extract-warc", driver_java_options(config))
+        spark = spark_session("contentx-extract-warc", driver_java_options(config), config.verbose)
     lid_model = ship_lid_model(spark, config.lid_model)  # checked before the output is touched
     store = output_store(spark, config.output)
     done = prepare_output(store, config)
     todo = [f for f in files if f[1] not in done]
     size = config.files_per_batch or len(todo) or 1
     stats_rows = []
-    with Progress(spark, len(todo), config.progress_seconds) as progress:
+    with Progress(
+        spark, len(todo), config.progress_seconds, terminal=False if config.verbose else None
+    ) as progress:
         for start in range(0, len(todo), size):
             batch_id = time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:8]
             stats_rows += run_batch(
@@ -335,7 +337,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         files = expand_inputs(config.inputs, config.input_base_url)
         check_local_output(config.output, replace=config.overwrite or config.resume)
         check_java()
-        spark = spark_session("contentx-extract-warc", driver_java_options(config))
+        spark = spark_session("contentx-extract-warc", driver_java_options(config), config.verbose)
         summary = run(config, spark=spark, files=files)
         print_summary(summary, spark, config.show_rows)
         return 0

@@ -4,6 +4,7 @@ given to the JVM when the job launches it, never over the user's own."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -55,7 +56,9 @@ def test_only_the_arrow_writer_gets_them():
 @pytest.mark.spark
 def test_the_job_launches_its_driver_jvm_with_the_configured_options(tmp_path):
     """A run of ``jobs/extract_warc.py`` (its own JVM): the JVM reports the options, and the
-    output is complete."""
+    output is complete.  Its console is quiet (contentx_udf.runtime.console): no JVM or Spark
+    warning, no stage bar, and contentx's own progress line (stderr is not a terminal here: plain
+    lines, the last at the end)."""
     out = tmp_path / "out"
     proc = subprocess.run(
         [sys.executable, str(JOB), "--input", str(SAMPLE), "--output", str(out), "--show-rows", "0"],
@@ -70,3 +73,10 @@ def test_the_job_launches_its_driver_jvm_with_the_configured_options(tmp_path):
     for flag in DEFAULT_DRIVER_JAVA_OPTIONS.split():
         assert flag in summary["driver_java_options"].split()
     assert sum(summary["rows_by_method_status"]["combined"].values()) == 16
+    console = proc.stderr
+    for noise in ("WARN", "Using incubator modules", "[Stage", "Setting default log level", "\r"):
+        assert noise not in console, console[-3000:]
+    lines = console.splitlines()
+    assert lines and all(line.startswith("contentx run: files ") for line in lines), console[-3000:]
+    assert re.fullmatch(r"contentx run: files 1/1 done, records 50 \([\d.,]+/s\), \d+ s", lines[-1])
+    assert "\ncontentx run summary\n" in proc.stdout  # (the summary on stdout, apart from the progress)

@@ -1,0 +1,166 @@
+"""A quiet console for the driver: no JVM or Spark warnings and no stage bars unless asked.
+
+Three sources of noise, each silenced by Spark's or the JVM's own means, and each given back by
+``--verbose`` (:func:`quiet_settings`, :func:`launch_gateway`):
+
+* **log4j.**  ``conf/log4j2.properties`` sets Spark's loggers to ``${env:CONTENTX_SPARK_LOG_LEVEL:-error}``:
+  errors only, unless the variable says otherwise (``--verbose`` sets it to ``warn``, Spark's own
+  level for an interactive shell, before the JVM starts).  A user's own log4j configuration (their
+  ``SPARK_CONF_DIR``, ``-Dlog4j2.configurationFile``) is never touched.
+* **Stage bars.**  ``spark.ui.showConsoleProgress`` is given as ``false`` (``true`` with
+  ``--verbose``) unless the user set it (``PYSPARK_SUBMIT_ARGS``, ``spark-defaults.conf``); under
+  ``spark-submit`` only ``--verbose`` sets it (spark-submit's default for a script is off).
+* **The JVM's own notice.**  Spark 4's launcher always adds ``--add-modules=jdk.incubator.vector``,
+  and the JVM then prints ``WARNING: Using incubator modules: jdk.incubator.vector`` to stderr at
+  start-up; no JVM option silences it (JDK 17-21: ``-XX:-PrintWarnings`` and ``-Xlog`` do not).  A
+  driver JVM launched here has its stderr passed through :class:`StderrFilter`, which drops that
+  line and lets everything else through as it comes.  Under ``spark-submit`` the JVM is not
+  ours: its console is spark-submit's.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+#: The environment variable conf/log4j2.properties reads for the level of Spark's loggers.
+LOG_LEVEL_ENV = "CONTENTX_SPARK_LOG_LEVEL"
+#: Its value with ``--verbose`` (Spark's own level for an interactive shell).
+VERBOSE_LOG_LEVEL = "warn"
+#: The Spark setting of the ``[Stage 0:>   (0 + 1) / 1]`` bars.
+PROGRESS_BAR_KEY = "spark.ui.showConsoleProgress"
+
+#: Lines of the JVM's stderr dropped at the default level (their start): the JVM's notice of
+#: incubator modules, which no option turns off.
+NOISE = (b"WARNING: Using incubator modules:",)
+
+
+def user_setting(key: str, environ: Mapping[str, str], conf_dir: Path) -> bool:
+    """True when the user set Spark setting ``key`` for the JVM this process launches: in
+    ``PYSPARK_SUBMIT_ARGS`` or in ``conf_dir/spark-defaults.conf`` (outside a comment)."""
+    if key in environ.get("PYSPARK_SUBMIT_ARGS", ""):
+        return True
+    try:
+        defaults = (conf_dir / "spark-defaults.conf").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return any(line.split("#", 1)[0].split()[:1] == [key] for line in defaults.splitlines())
+
+
+def quiet_settings(
+    verbose: bool, launching: bool, environ: Mapping[str, str], conf_dir: Path
+) -> dict[str, str]:
+    """The Spark settings of the console for a session this process creates: the stage bars off
+    (on with ``verbose``) unless the user chose; ``launching``: this process launches the JVM
+    (else spark-submit did, and only ``verbose`` changes anything)."""
+    if verbose:
+        return {PROGRESS_BAR_KEY: "true"}
+    if not launching or user_setting(PROGRESS_BAR_KEY, environ, conf_dir):
+        return {}
+    return {PROGRESS_BAR_KEY: "false"}
+
+
+def log_level_environ(verbose: bool, environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment the JVM is launched with for Spark's log level: ``warn`` with ``verbose``
+    unless the user chose a level (:data:`LOG_LEVEL_ENV`); nothing otherwise (conf/log4j2.properties'
+    default is ``error``)."""
+    if verbose and not environ.get(LOG_LEVEL_ENV):
+        return {LOG_LEVEL_ENV: VERBOSE_LOG_LEVEL}
+    return {}
+
+
+class StderrFilter:
+    """Drops the lines of a byte stream that start with one of ``noise`` (:data:`NOISE`) and passes
+    everything else on at once: a partial line is held back only while it could still become a
+    noise line, so a ``\\r``-updated line (a progress bar) is not delayed to its end."""
+
+    def __init__(self, noise: tuple[bytes, ...] = NOISE):
+        self.noise = noise
+        self._held = b""  # the start of a line that may still become noise
+        self._dropping = False  # inside a noise line, up to its newline
+        self._line_start = True  # the next byte starts a line
+
+    def feed(self, data: bytes) -> bytes:
+        """What to write of ``data`` (and of what was held back)."""
+        out = bytearray()
+        data, self._held = self._held + data, b""
+        position = 0
+        while position < len(data):
+            end = data.find(b"\n", position)
+            line = data[position:] if end < 0 else data[position : end + 1]
+            if self._line_start and not self._dropping:
+                if any(line.startswith(n) for n in self.noise):
+                    self._dropping = True
+                elif end < 0 and any(n.startswith(line) for n in self.noise):
+                    self._held = line  # too short to tell yet
+                    return bytes(out)
+            if not self._dropping:
+                out += line
+            if end < 0:
+                self._line_start = False
+                break
+            self._dropping = False
+            self._line_start = True
+            position = end + 1
+        return bytes(out)
+
+    def flush(self) -> bytes:
+        """What is held back at the end of the stream (an unfinished line that was no noise)."""
+        held, self._held = self._held, b""
+        return b"" if self._dropping else held
+
+
+def forward(source, target_fd: int, filter_: StderrFilter) -> threading.Thread:
+    """A daemon thread copying ``source`` (a pipe's binary file) to ``target_fd`` through
+    ``filter_``, as the bytes arrive; it ends when the pipe closes."""
+
+    def copy() -> None:
+        fd = source.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            _write(target_fd, filter_.feed(chunk))
+        _write(target_fd, filter_.flush())
+
+    thread = threading.Thread(target=copy, name="contentx-jvm-stderr", daemon=True)
+    thread.start()
+    return thread
+
+
+def _write(fd: int, data: bytes) -> None:
+    while data:
+        try:
+            written = os.write(fd, data)
+        except OSError:
+            return  # (our stderr is gone: nothing to tell)
+        data = data[written:]
+
+
+def launch_gateway(conf, verbose: bool):
+    """Launch the driver JVM (pyspark's :func:`pyspark.java_gateway.launch_gateway`, given
+    ``conf``) with its stderr through :class:`StderrFilter`, or as it is with ``verbose``."""
+    from subprocess import PIPE
+
+    from pyspark.java_gateway import launch_gateway as pyspark_launch
+
+    if verbose:
+        return pyspark_launch(conf)
+    gateway = pyspark_launch(conf, popen_kwargs={"stderr": PIPE})
+    forward(gateway.proc.stderr, 2, StderrFilter())
+    return gateway
+
+
+def add_verbose_flag(parser) -> None:
+    """``--verbose`` on a job command's parser."""
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="show Spark's own console output: its warnings and stage progress bars (default: "
+        "errors only, and contentx's progress line)",
+    )

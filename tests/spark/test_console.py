@@ -1,0 +1,240 @@
+"""The quiet console (contentx_udf.runtime.console) and the progress line (contentx_udf.spark.progress),
+without Spark: the JVM's stderr filter, the console settings and who decides them, the line's
+rate and time left, the records counted from the workers' statistics rows."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from contentx_udf.runtime import console
+from contentx_udf.spark import progress
+from contentx_udf.spark.progress import (
+    Counters,
+    Progress,
+    count_files,
+    format_duration,
+    format_rate,
+    progress_line,
+    records_read,
+    time_left,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+INCUBATOR = b"WARNING: Using incubator modules: jdk.incubator.vector\n"
+
+
+def filtered(*chunks: bytes) -> bytes:
+    f = console.StderrFilter()
+    return b"".join(f.feed(c) for c in chunks) + f.flush()
+
+
+def test_the_incubator_notice_is_dropped_however_the_pipe_cuts_it():
+    rest = b"05:20:42 ERROR TaskSetManager: Task 0 in stage 0.0 failed 3 times; aborting job\n"
+    stream = INCUBATOR + rest
+    for cut in range(1, len(stream)):
+        assert filtered(stream[:cut], stream[cut:]) == rest, cut
+    assert filtered(*(bytes([b]) for b in stream)) == rest  # a byte at a time
+
+
+def test_everything_else_passes_as_it_comes():
+    f = console.StderrFilter()
+    # a partial line that cannot become the notice is written at once (a \r-updated bar is not held)
+    assert f.feed(b"\r[Stage 0:>   (0 + 1) / 1]") == b"\r[Stage 0:>   (0 + 1) / 1]"
+    # the notice's words inside a line, or another JVM warning, are not the notice
+    assert f.feed(b"\rWARNING: Using incubator modules: x\n") == b"\rWARNING: Using incubator modules: x\n"
+    assert f.feed(b"WARNING: An illegal reflective access\n") == b"WARNING: An illegal reflective access\n"
+    # a start that might be the notice is held until it can tell, then given back
+    assert f.feed(b"WARN") == b""
+    assert f.feed(b" SparkContext: x\n") == b"WARN SparkContext: x\n"
+    assert f.feed(b"WARNING: Using") == b""
+    assert f.flush() == b"WARNING: Using"  # the stream ended: what was held is not lost
+
+
+def test_forward_copies_a_pipe_through_the_filter(tmp_path):
+    read_end, write_end = os.pipe()
+    target = tmp_path / "stderr"
+    with open(target, "wb") as out, os.fdopen(read_end, "rb") as source:
+        thread = console.forward(source, out.fileno(), console.StderrFilter())
+        os.write(write_end, INCUBATOR + b"Exception in thread main\n")
+        os.close(write_end)
+        thread.join(timeout=10)
+    assert target.read_bytes() == b"Exception in thread main\n"
+
+
+def test_stage_bars_are_off_unless_verbose_or_the_users_choice(tmp_path):
+    key = console.PROGRESS_BAR_KEY
+    assert console.quiet_settings(False, True, {}, tmp_path) == {key: "false"}
+    assert console.quiet_settings(True, True, {}, tmp_path) == {key: "true"}
+    # spark-submit launched the JVM: its settings stand, --verbose still asks for the bars
+    assert console.quiet_settings(False, False, {}, tmp_path) == {}
+    assert console.quiet_settings(True, False, {}, tmp_path) == {key: "true"}
+    # the user's own setting, in PYSPARK_SUBMIT_ARGS or spark-defaults.conf, is kept
+    submit = {"PYSPARK_SUBMIT_ARGS": f"--conf {key}=true pyspark-shell"}
+    assert console.quiet_settings(False, True, submit, tmp_path) == {}
+    (tmp_path / "spark-defaults.conf").write_text(f"# {key} false (a comment)\nspark.master local[2]\n")
+    assert console.quiet_settings(False, True, {}, tmp_path) == {key: "false"}
+    (tmp_path / "spark-defaults.conf").write_text(f"spark.master local[2]\n{key}   true\n")
+    assert console.quiet_settings(False, True, {}, tmp_path) == {}
+
+
+def test_the_repositorys_spark_defaults_leave_the_bars_to_the_job():
+    assert not console.user_setting(console.PROGRESS_BAR_KEY, {}, REPO / "conf")
+
+
+def test_log_level_errors_only_by_default_warnings_with_verbose():
+    assert console.log_level_environ(False, {}) == {}
+    assert console.log_level_environ(True, {}) == {console.LOG_LEVEL_ENV: "warn"}
+    assert console.log_level_environ(True, {console.LOG_LEVEL_ENV: "info"}) == {}  # the user's own
+    # conf/log4j2.properties reads the variable, errors only without it, for every level it sets
+    # that is not pinned on purpose (hadoop, parquet, ... stay at error; the executor's stack off)
+    text = (REPO / "conf" / "log4j2.properties").read_text()
+    levels = dict(re.findall(r"^(\S+)\.level\s*=\s*(\S+)", text, re.M))
+    variable = f"${{env:{console.LOG_LEVEL_ENV}:-error}}"
+    assert levels["rootLogger"] == variable
+    assert levels["logger.gateway"] == variable  # (Spark's shell level: else "Setting default log level")
+    assert set(levels.values()) <= {variable, "error", "off"}
+
+
+def test_every_job_command_takes_verbose():
+    from contentx_udf.corpus.config import build_parser as corpus_parser
+    from contentx_udf.corpus.select import build_parser as select_parser
+    from contentx_udf.spark.config import build_config
+    from contentx_udf.spark.config import build_parser as run_parser
+
+    args = run_parser().parse_args(["--input", "x.warc.gz", "--output", "out", "--verbose"])
+    assert build_config(args).verbose is True
+    assert build_config(run_parser().parse_args(["--input", "x.warc.gz", "--output", "o"])).verbose is False
+    assert corpus_parser().parse_args(["--input", "t", "--output", "o", "--verbose"]).verbose is True
+    assert select_parser().parse_args(["--from", "c", "--output", "o", "--verbose"]).verbose is True
+
+
+# --- the progress line ---------------------------------------------------------------------
+
+
+def test_durations_and_rates():
+    assert format_duration(0.4) == "0 s"
+    assert format_duration(59.6) == "1 min 00 s"
+    assert format_duration(185) == "3 min 05 s"
+    assert format_duration(7620) == "2 h 07 min"
+    assert format_rate(2.54) == "2.5/s"
+    assert format_rate(1204.4) == "1,204/s"
+
+
+def test_time_left_is_the_pace_so_far():
+    assert time_left(30.0, 0, 40) is None  # nothing done yet: no guess
+    assert time_left(30.0, 10, 40) == pytest.approx(90.0)
+    assert time_left(30.0, 2.5, 10) == pytest.approx(90.0)  # pieces of files count their share
+    assert time_left(30.0, 40, 40) == 0.0
+
+
+def test_progress_line():
+    line = progress_line("contentx run", 10, 40, 95310, 79.0, 10.0)
+    assert (
+        line == "contentx run: files 10/40 done, records 95,310 (1,206/s), 1 min 19 s, about 3 min 57 s left"
+    )
+    # the share of the input covered (pieces of a large file) gives the time left before a file is done
+    assert progress_line("contentx run", 0, 1, 500, 20.0, 0.25).endswith("about 1 min 00 s left")
+    assert (
+        progress_line("contentx run", 0, 1, 0, 3.0, 0.0)
+        == "contentx run: files 0/1 done, records 0 (0.0/s), 3 s"
+    )
+    # done: no time left shown
+    assert (
+        progress_line("contentx run", 2, 2, 100, 8.0, 2.0)
+        == "contentx run: files 2/2 done, records 100 (12/s), 8 s"
+    )
+
+
+SCORES = pa.map_(pa.string(), pa.float64())
+
+
+def test_records_are_read_from_the_statistics_rows_of_either_writer():
+    scores = pa.array(
+        [
+            [("records.response", 16.0), ("records.request", 17.0), ("rows.combined.ok", 15.0)],
+            None,
+            [("records.warcinfo", 1.0)],
+        ],
+        SCORES,
+    )
+    stats = pa.record_batch({"warc_filename": ["a", "b", "c"], "scores": scores, "error": [None, "x", None]})
+    assert records_read(stats) == 34
+    assert records_read(stats.slice(1, 2)) == 1  # a slice counts its own rows only
+    assert records_read(stats.slice(0, 0)) == 0
+    # Spark's writer: table rows and one statistics row per file (method _files)
+    table = pa.record_batch({"method": ["combined", "_files", "_files"], "scores": scores})
+    assert records_read(table) == 1
+    assert records_read(pa.record_batch({"warc_filename": ["a"]})) == 0  # no scores column
+
+
+class FakeAccumulator:
+    def __init__(self, value=0):
+        self.value = value
+
+    def add(self, n):
+        self.value += n
+
+
+class FakeSpark:
+    class sparkContext:  # noqa: N801 (as pyspark names it)
+        @staticmethod
+        def accumulator(value):
+            return FakeAccumulator(value)
+
+
+def test_count_files_adds_files_pieces_and_records_when_the_partition_ends(tmp_path):
+    big = tmp_path / "big.warc.gz"
+    big.write_bytes(b"x" * 1000)
+    counters = Counters(FakeAccumulator(), FakeAccumulator(), FakeAccumulator(0.0))
+    stats = pa.record_batch({"scores": pa.array([[("records.response", 7.0)]], SCORES)})
+
+    def partition(batches):
+        for _batch in batches:
+            yield stats
+
+    inputs = pa.record_batch(
+        {
+            "location": ["a.warc.gz", str(big), str(big)],
+            "start": pa.array([0, 0, 250], pa.int64()),
+            "end": pa.array([-1, 250, -1], pa.int64()),  # a whole file; the first and last piece of one
+        }
+    )
+    out = count_files(partition, counters)(iter([inputs]))
+    assert next(out) is stats and counters.files.value == 0  # nothing added before the partition ends
+    assert list(out) == []
+    assert counters.files.value == 2  # the whole file and the big one's last piece
+    assert counters.work.value == pytest.approx(2.0)  # 1 + 0.25 + 0.75
+    assert counters.records.value == 7
+
+
+def test_a_line_at_the_end_when_not_a_terminal_none_with_interval_zero():
+    out = io.StringIO()
+    with Progress(FakeSpark, 3, 10, out=out) as p:
+        p.counters.files.add(3)
+        p.counters.records.add(120)
+        p.counters.work.add(3.0)
+    assert re.fullmatch(r"contentx run: files 3/3 done, records 120 \([\d.,]+/s\), \d+ s\n", out.getvalue())
+    quiet = io.StringIO()
+    with Progress(FakeSpark, 3, 0, out=quiet):
+        pass
+    assert quiet.getvalue() == ""
+
+
+def test_on_a_terminal_one_line_rewritten_then_ended(monkeypatch):
+    monkeypatch.setattr(progress, "TERMINAL_INTERVAL", 0.01)
+    out = io.StringIO()
+    with Progress(FakeSpark, 2, 10, out=out, terminal=True) as p:
+        import time
+
+        time.sleep(0.1)
+        p.counters.files.add(2)
+    text = out.getvalue()
+    assert text.startswith("\rcontentx run: files 0/2 done") and text.endswith("\n")
+    assert text.count("\n") == 1  # one line, rewritten in place
+    assert text.rsplit("\r", 1)[1].startswith("contentx run: files 2/2 done")
