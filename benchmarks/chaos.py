@@ -598,10 +598,10 @@ def extract_disk_fills(ctx):
         when = f"filled at {delay:.1f} s" if filled else "ended before the disk filled"
         if proc.returncode == 0:
             return (EQUAL, when) if table(ctx.spark, out) == rows else (ELSE, f"{when}: differs")
-        said = [ln for ln in lines if ln.startswith("extract_warc: error:")]
+        said = [ln for ln in lines if ln.startswith("contentx run: error:")]
         clean = (
             proc.returncode == 2
-            and one_line(lines, "extract_warc:")
+            and one_line(lines, "contentx run:")
             and len(said) == 1
             and f"no space left on device writing {mount}" in said[0]
             and not (out / "_summary.json").exists()
@@ -613,7 +613,7 @@ def extract_disk_fills(ctx):
         filler.unlink()
         code, after = in_process(["run", *args, "--output", str(out), "--resume"])
         if code == 0 and table(ctx.spark, out) == rows:
-            reason = said[0][len("extract_warc: error: ") :][:90]
+            reason = said[0][len("contentx run: error: ") :][:90]
             return CLEAN, f"{when}, {markers} batch(es) committed: {reason}"
         return ELSE, f"{when}: resume exit {code}: {after[-2:]}"
 
@@ -642,7 +642,7 @@ def local_dir_full(ctx):
             return (
                 (EQUAL, f"{free_kb} KB free: enough") if corpus_state(out) == expected else (ELSE, "differs")
             )
-        if not (done.returncode == 2 and one_line(lines, "build_corpus:") and corpus_unfinished(out)):
+        if not (done.returncode == 2 and one_line(lines, "contentx corpus:") and corpus_unfinished(out)):
             return ELSE, f"{free_kb} KB free: exit {done.returncode}: {lines[-2:]}"
         filler.unlink()
         done = subprocess.run(

@@ -184,6 +184,7 @@ def summarize(
         "records_by_warc_type": {},
         "rows_by_method_status": {},
         "file_errors": {},
+        "files_failed": 0,
         "elapsed_seconds": round(elapsed, 2),
         "records_per_second": None,
         "content_records_per_second": None,
@@ -212,6 +213,9 @@ def summarize(
                 fasttext_lid += 1
         if row["error"]:
             summary["file_errors"][row["warc_filename"]] = row["error"]
+            # failed: nothing of it could be read (empty, not a WARC, unreadable), unlike a file
+            # cut short after some records
+            summary["files_failed"] += not (row["scores"] or {}).get("content_records")
     summary["files_processed"] = len(stats_rows)
     if pure_python:
         from ..page import compiled
@@ -286,7 +290,8 @@ def driver_jvm_flags(spark) -> str:
     return " ".join(arg for arg in joined.split("\n") if arg.startswith("-XX:"))
 
 
-def print_summary(summary: dict[str, Any], spark=None, show_rows: int = 3, out=sys.stdout) -> None:
+def print_summary(summary: dict[str, Any], spark=None, show_rows: int = 3, out=None) -> None:
+    out = out or sys.stdout
     print("\ncontentx run summary", file=out)
     print(f"  output: {summary['output']}", file=out)
     print(
@@ -304,6 +309,12 @@ def print_summary(summary: dict[str, Any], spark=None, show_rows: int = 3, out=s
         print(f"  language id: {summary['lid_model']}", file=out)
     for method, statuses in summary["rows_by_method_status"].items():
         print(f"  rows {method}: " + ", ".join(f"{s} {n}" for s, n in sorted(statuses.items())), file=out)
+    if summary["file_errors"]:
+        print(
+            f"  file errors: {len(summary['file_errors'])} of {summary['files_processed']} files "
+            f"({summary.get('files_failed', 0)} gave no record)",
+            file=out,
+        )
     for name, err in summary["file_errors"].items():
         print(f"  file error: {name}: {err}", file=out)
     if summary.get("compiled_passes", "on") != "on":
@@ -331,6 +342,24 @@ def print_summary(summary: dict[str, Any], spark=None, show_rows: int = 3, out=s
             print(f"  [{row['method']}] {row['url']} ({row['text_length']} chars): {text}…", file=out)
 
 
+#: The exit code of a run in which every input file processed failed (docs/failures.md).
+ALL_FAILED_EXIT = 1
+
+
+def all_failed(summary: dict[str, Any], err=None) -> int:
+    """0, or :data:`ALL_FAILED_EXIT` with one line when every input file this run processed failed
+    (none gave a record: the table holds only their error rows)."""
+    processed, failed = summary["files_processed"], summary.get("files_failed", 0)
+    if not processed or failed < processed:
+        return 0
+    print(
+        f"contentx run: error: every input file failed ({failed} of {processed}: see the file errors "
+        "above); the table holds only their error rows",
+        file=err or sys.stderr,
+    )
+    return ALL_FAILED_EXIT
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     def body(args) -> int:
         config = build_config(args)
@@ -340,7 +369,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         spark = spark_session("contentx-extract-warc", driver_java_options(config), config.verbose)
         summary = run(config, spark=spark, files=files)
         print_summary(summary, spark, config.show_rows)
-        return 0
+        return all_failed(summary)
 
     return job_main(
         "contentx run",

@@ -52,7 +52,8 @@ Damage
   and stops.
 * A failure on the very first record yields ``"not a WARC file: ..."``. A 0-byte file (or one
   holding only whitespace / an empty gzip stream) yields ``status="skipped"``,
-  ``"empty file: no WARC records"`` and leaves ``file_error`` unset.
+  ``"empty file: no WARC records"``; ``file_error`` says the same (the job counts it among the
+  file errors: an input that gave nothing).
 * WET (``conversion`` records) and WAT (``metadata`` records with ``application/json`` bodies)
   files yield one file-level error row and stop; no rows are invented for their records.
 * A bug while building one row turns into an error row for that record; iteration goes on.
@@ -98,6 +99,14 @@ from .stream import CountingReader, gzip_member_unfinished, reraise_io_error, wh
 log = logging.getLogger(__name__)
 
 _METADATA_MAX = 65_536  # how much of a metadata record body is parsed
+
+
+def unreadable_header(exc: BaseException) -> str:
+    """Why the first record could not be read: warcio's own errors as they are, a failure inside
+    its parser (a header block cut short: ``AttributeError`` and the like) in words."""
+    if isinstance(exc, (AttributeError, TypeError, IndexError, KeyError)):
+        return f"its first record's header cannot be parsed ({describe_exc(exc)})"
+    return describe_exc(exc)
 
 
 def iter_warc_rows(
@@ -177,7 +186,7 @@ class WarcReader:
                     yield pending
                     pending = None
                 if n_records == 0:
-                    yield self._not_a_warc_row(src, describe_exc(exc))
+                    yield self._not_a_warc_row(src, unreadable_header(exc))
                 else:
                     yield self._file_row(
                         f"corrupt WARC at offset {rec_offset}: {describe_exc(exc)}", rec_offset
@@ -373,6 +382,7 @@ class WarcReader:
         return self._file_row(f"not a WARC file: {kind}{reason}", src.start)
 
     def _empty_row(self) -> WarcRow:
+        self.file_error = self.file_error or "empty file: no WARC records"
         return WarcRow(
             warc_filename=self.warc_filename, status="skipped", error="empty file: no WARC records"
         )

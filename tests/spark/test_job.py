@@ -556,3 +556,43 @@ def test_lid_model_from_the_config_file(tmp_path, capsys):
     cfg.write_text(f'[job]\nlid_model = "{tmp_path / "none.bin"}"\n')
     code = job.main(["--input", str(SAMPLE), "--output", str(tmp_path / "o"), "--config", str(cfg)])
     assert code == 2 and "--lid-model: no such file" in capsys.readouterr().err
+
+
+def test_each_failed_input_is_a_file_error_and_a_run_where_all_failed_exits_1(spark, tmp_path, capsys):
+    """Empty, not a WARC (plain text; a gzip member whose header block ends early) and unreadable
+    (a dangling link) inputs each print a ``file error:`` line and are counted in ``file_errors``;
+    every input failed: exit code 1 and one line.  A file cut short after some records is a file
+    error too, but not a failed file: the run that adds it (``--resume``) exits 0."""
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    bad = {
+        "empty.warc.gz": "empty file: no WARC records",
+        "notes.warc.gz": "not a WARC file: looks like an ARC record or plain text",
+        "garbled.warc.gz": "not a WARC file: gzip-compressed, its first record's header cannot be parsed",
+        "gone.warc.gz": "WARC file not found",
+    }
+    (crawl / "empty.warc.gz").write_bytes(b"")
+    (crawl / "notes.warc.gz").write_text("my notes, not a crawl\n")
+    (crawl / "garbled.warc.gz").write_bytes(gzip.compress(b"WARC/1.0\r\nWARC-Type: response\r\n"))
+    (crawl / "gone.warc.gz").symlink_to(tmp_path / "nowhere.warc.gz")
+    out = tmp_path / "out"
+    argv = ["--input", str(crawl), "--output", str(out), "--show-rows", "0", "--methods", "cectd-ds"]
+    assert job.main(argv) == job.ALL_FAILED_EXIT == 1
+    captured = capsys.readouterr()
+    said = [line.strip() for line in captured.out.splitlines() if line.strip().startswith("file error:")]
+    summary = json.loads((out / "_summary.json").read_text())
+    assert len(said) == len(summary["file_errors"]) == summary["files_failed"] == len(bad)
+    for name, reason in bad.items():
+        path = str(crawl / name)
+        assert reason in summary["file_errors"][path], (name, summary["file_errors"])
+        assert any(line.startswith(f"file error: {path}: ") and reason in line for line in said), name
+    assert "file errors: 4 of 4 files (4 gave no record)" in captured.out
+    last = [line for line in captured.err.splitlines() if line.startswith("contentx run: ")]
+    assert last == ["contentx run: error: every input file failed (4 of 4: see the file errors above); "
+                    "the table holds only their error rows"]  # fmt: skip
+    (crawl / "cut.warc.gz").write_bytes(SAMPLE.read_bytes()[:30000])
+    assert job.main([*argv, "--resume"]) == 0
+    summary = json.loads((out / "_summary.json").read_text())
+    assert summary["files_processed"] == 1 and summary["files_failed"] == 0
+    assert summary["file_errors"][str(crawl / "cut.warc.gz")].startswith("truncated: ")
+    assert f"file error: {crawl / 'cut.warc.gz'}: truncated: " in capsys.readouterr().out

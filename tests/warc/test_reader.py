@@ -416,7 +416,15 @@ def test_empty_file(content):
     rows, reader = read_bytes(content)
     (row,) = rows
     assert row.status == "skipped" and row.error == "empty file: no WARC records" and row.warc_type is None
-    assert reader.file_error is None and not reader.counts
+    assert reader.file_error == "empty file: no WARC records" and not reader.counts
+
+
+def test_a_header_warcio_cannot_parse_is_said_in_words():
+    """A first record whose header block ends early (warcio fails inside its parser)."""
+    rows, reader = read_bytes(gzip.compress(b"WARC/1.0\r\nWARC-Type: response\r\n"))
+    (row,) = rows
+    assert row.status == "error" and reader.file_error == row.error
+    assert row.error.startswith("not a WARC file: gzip-compressed, its first record's header cannot be")
 
 
 def test_corrupt_mid_file():
