@@ -19,13 +19,29 @@ from .errors import UserError
 PROG = "contentx"
 
 
+class _CommandList(argparse.HelpFormatter):
+    """``contentx --help``: each command and its help on one line (argparse measures the commands
+    one indent short and puts a long name's help on a line of its own)."""
+
+    def add_argument(self, action: argparse.Action) -> None:
+        super().add_argument(action)
+        self._action_max_length += 2 if isinstance(action, argparse._SubParsersAction) else 0
+
+
 def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=PROG, description="Main-text extraction from web pages.")
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Web crawls (WARC files) into clean text corpora: `run` extracts the main text "
+        "of every page into a Parquet table, `corpus` filters and deduplicates it, `select` re-cuts "
+        "a corpus; `extract`, `evaluate` and `train` work on single pages and gold sets.",
+        epilog=f"`{PROG} COMMAND --help` shows a command's options.",
+        formatter_class=_CommandList,
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     ev = sub.add_parser(
         "evaluate",
-        help="score methods against a gold set",
+        help="score extraction methods against a gold set",
         description="Score extraction methods against a gold set and print a table "
         "(the full-text baseline is always included).",
     )
@@ -90,22 +106,22 @@ def _build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser(
         "run",
-        help="run the Spark job (arguments passed through to contentx_udf.spark.job)",
+        help="extract the main text of WARC files into a table",
         add_help=False,
     )
     sub.add_parser(
         "corpus",
-        help="build a corpus from extraction tables (arguments passed through to contentx_udf.corpus.job)",
+        help="filter and deduplicate extraction tables into a corpus",
         add_help=False,
     )
     sub.add_parser(
         "select",
-        help="re-cut a corpus built with --signals (arguments passed through to contentx_udf.corpus.select)",
+        help="re-cut a corpus built with --signals (no rebuild)",
         add_help=False,
     )
     ja = sub.add_parser(
         "jvm-archive",
-        help="write the driver JVM's class archive, which every job's JVM then maps at start-up",
+        help="write the JVM class archive that starts jobs faster",
         description="Write the driver JVM's class archive (Java's AppCDS) for this Java and Spark: "
         "a small run of every job in one JVM, about a minute; jobs started by contentx map it and "
         "start about 4 s sooner. Kept in $CONTENTX_JVM_ARCHIVE or ~/.cache/contentx/jvm "
@@ -180,9 +196,9 @@ def _cmd_extract(args: argparse.Namespace) -> int:
         if out["text"]:
             print(out["text"])
         if out["status"] == "empty":
-            print(f"{PROG}: empty: {out['error']}", file=sys.stderr)
+            print(f"{PROG} extract: empty: {out['error']}", file=sys.stderr)
         elif out["status"] != "ok":
-            print(f"{PROG}: extraction error: {out['error']}", file=sys.stderr)
+            print(f"{PROG} extract: extraction error: {out['error']}", file=sys.stderr)
     return 1 if out["status"] == "error" else 0
 
 
@@ -326,7 +342,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_jvm_archive(args)
         return _cmd_evaluate(args)
     except UserError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
+        print(f"{PROG} {args.command}: error: {e}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `contentx extract page.html | head`
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -640,7 +640,7 @@ def test_cli_modes_of_combined(page_file, tmp_path, capsys):
 def test_cli_extract_missing_file(tmp_path, capsys):
     assert cli.main(["extract", str(tmp_path / "missing.html"), "--method", "full-text"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("contentx: error: no such file") and err.count("\n") == 1
+    assert err.startswith("contentx extract: error: no such file") and err.count("\n") == 1
 
 
 def test_cli_usage_errors(capsys):
@@ -648,6 +648,36 @@ def test_cli_usage_errors(capsys):
     assert cli.main(["frobnicate"]) == 2
     assert cli.main(["evaluate"]) == 2  # --gold is required
     capsys.readouterr()
+
+
+def test_every_command_says_its_own_name_and_what_it_requires(capsys, monkeypatch):
+    """Usage lines and errors name ``contentx COMMAND`` (never a module or a job script), required
+    options are shown as required, and ``contentx --help`` gives each command one line."""
+    required = {
+        "run": ["--input", "--output"],
+        "corpus": ["--input", "--output"],
+        "select": ["--from", "--output"],
+        "evaluate": ["--gold"],
+        "train": ["--gold", "--out"],
+        "extract": ["FILE"],
+    }
+    monkeypatch.setenv("COLUMNS", "80")  # argparse wraps at the terminal's width
+    for command, options in required.items():
+        assert cli.main([command, "--help"]) == 0
+        usage = capsys.readouterr().out.split("\n\n")[0]
+        assert usage.startswith(f"usage: contentx {command} "), usage
+        flat = " ".join(usage.split())
+        for option in options:  # required: in the usage line, not in brackets
+            assert f" {option} " in f"{flat} " and f"[{option} " not in flat, (command, option)
+        assert cli.main([command]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err[-1].startswith(f"contentx {command}: error: the following arguments are required: ")
+    assert cli.main(["--help"]) == 0
+    listing = capsys.readouterr().out
+    assert "contentx_udf" not in listing and "extract_warc" not in listing
+    for command in [*required, "jvm-archive"]:
+        line = next(ln for ln in listing.splitlines() if ln.split()[:1] == [command])
+        assert len(line.split()) > 3, line  # the command and its help on one line
 
 
 def test_cli_evaluate_full_text(tmp_path, capsys):
@@ -675,7 +705,7 @@ def test_cli_evaluate_adds_baseline(fake_lib, tmp_path, capsys):
 def test_cli_evaluate_user_errors(fake_lib, tmp_path, capsys):
     assert cli.main(["evaluate", "--gold", str(tmp_path / "nope")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("contentx: error:") and err.count("\n") == 1
+    assert err.startswith("contentx evaluate: error:") and err.count("\n") == 1
     assert cli.main(["evaluate", "--gold", str(tmp_path)]) == 2  # empty dir: not a gold set
     assert "not a gold set" in capsys.readouterr().err
     write_pairs(tmp_path, {"a": (PAGE, GOLD)})
