@@ -42,6 +42,7 @@ import pyarrow as pa  # the Arrow UDF's type hints name it
 
 from ..errors import UserError, job_main
 from ..runtime import background, class_archive
+from ..runtime.console import format_duration
 from ..runtime.java import check_java
 from ..runtime.session import spark_session
 from ..spark.output import OutputStore, check_local_output, check_owned
@@ -331,12 +332,13 @@ def _commit(
     return report
 
 
-def _progress(started: float):
-    """Prints each finished stage with the time since the start to stderr (a long job's heartbeat)."""
+def _progress(started: float, name: str = "contentx corpus"):
+    """Prints each finished stage with the time since the start to stderr (a long job's heartbeat),
+    ``NAME: first pass written (filters) (1 min 05 s)``."""
 
     def say(stage: str) -> None:
         print(
-            f"contentx corpus: {stage} ({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True
+            f"{name}: {stage} ({format_duration(time.perf_counter() - started)})", file=sys.stderr, flush=True
         )
 
     return say

@@ -402,7 +402,7 @@ def with_bands(spark, table, texts, wanted: CorpusConfig, store, run_dir, kept: 
 
 def run(args: argparse.Namespace, spark, progress: bool = False) -> dict[str, Any]:
     started = time.perf_counter()
-    say = _progress(started) if progress else (lambda stage: None)
+    say = _progress(started, "contentx select") if progress else (lambda stage: None)
     source = open_store(spark, args.source, "--from")
     if not source.exists(SUCCESS):
         raise UserError(f"--from {args.source} is not a finished corpus (no {SUCCESS})")

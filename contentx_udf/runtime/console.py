@@ -156,6 +156,21 @@ def launch_gateway(conf, verbose: bool):
     return gateway
 
 
+def format_duration(seconds: float) -> str:
+    """``45 s``, ``3 min 05 s``, ``2 h 07 min``."""
+    seconds = max(0, int(round(seconds)))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+def format_rate(per_second: float) -> str:
+    """``1,204/s``; one decimal under 10 (``2.5/s``)."""
+    return f"{per_second:.1f}/s" if per_second < 10 else f"{per_second:,.0f}/s"
+
+
 def add_verbose_flag(parser) -> None:
     """``--verbose`` on a job command's parser."""
     parser.add_argument(

@@ -26,6 +26,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple, TextIO
 
+from ..runtime.console import format_duration, format_rate
+
 #: How often the line is rewritten on a terminal (seconds).
 TERMINAL_INTERVAL = 1.0
 
@@ -37,21 +39,6 @@ class Counters(NamedTuple):
     files: Any
     records: Any
     work: Any
-
-
-def format_duration(seconds: float) -> str:
-    """``45 s``, ``3 min 05 s``, ``2 h 07 min``."""
-    seconds = max(0, int(round(seconds)))
-    if seconds < 60:
-        return f"{seconds} s"
-    if seconds < 3600:
-        return f"{seconds // 60} min {seconds % 60:02d} s"
-    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
-
-
-def format_rate(per_second: float) -> str:
-    """``1,204/s``; one decimal under 10 (``2.5/s``)."""
-    return f"{per_second:.1f}/s" if per_second < 10 else f"{per_second:,.0f}/s"
 
 
 def time_left(elapsed: float, done: float, total: float) -> float | None:

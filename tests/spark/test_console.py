@@ -18,8 +18,6 @@ from contentx_udf.spark.progress import (
     Counters,
     Progress,
     count_files,
-    format_duration,
-    format_rate,
     progress_line,
     records_read,
     time_left,
@@ -118,6 +116,7 @@ def test_every_job_command_takes_verbose():
 
 
 def test_durations_and_rates():
+    format_duration, format_rate = console.format_duration, console.format_rate
     assert format_duration(0.4) == "0 s"
     assert format_duration(59.6) == "1 min 00 s"
     assert format_duration(185) == "3 min 05 s"
