@@ -158,9 +158,11 @@ def start_plots(entries: dict[str, Any]) -> Future:
 
 def _markdown(report: dict[str, Any]) -> str:
     c = report["config"]
+    recut = recut_lines(report)
     out = [
-        "# Corpus report",
+        "# Corpus report: a re-cut" if recut else "# Corpus report",
         "",
+        *(line[0].upper() + line[1:] + "  " for line in recut),
         f"Inputs: {', '.join(c['inputs'])}  ",
         f"Method `{c['method']}`, languages {', '.join(c['languages'] or ['all'])}, "
         f"min chars {c['min_chars']}, "
@@ -345,11 +347,31 @@ def write_report(report: dict[str, Any], store: Store, plots: Future | None = No
     return report
 
 
+def recut_lines(report: dict[str, Any]) -> list[str]:
+    """What a re-cut (``contentx select``) is: its source corpus and each setting changed; [] for
+    a build."""
+    if not report.get("selected_from"):
+        return []
+    changes = "; ".join(f"`{c}`" for c in report.get("changes") or []) or "nothing (the build's settings)"
+    return [
+        f"a re-cut of the corpus {report['selected_from']} (contentx select: no filter or MinHash "
+        "recomputed)",
+        f"changed from the build: {changes}",
+    ]
+
+
+def _title_lines(report: dict[str, Any]) -> list[str]:
+    recut = recut_lines(report)
+    if not recut:
+        return ["contentx corpus summary"]
+    return ["contentx select summary", *(f"  {line.replace('`', '')}" for line in recut)]
+
+
 def summary_lines(report: dict[str, Any]) -> list[str]:
     drops = ", ".join(f"{k} {v}" for k, v in report["dropped"].items() if v) or "none"
     langs = ", ".join(f"{x['language']} {x['documents']}" for x in report["languages"][:8])
     return [
-        "contentx corpus summary",
+        *_title_lines(report),
         f"  output: {report['output']}",
         f"  input rows ({report['config']['method']}): {report['input_rows']}; dropped: {drops}",
         f"  kept: {report['kept']} documents, {report['kept_characters']} characters; "

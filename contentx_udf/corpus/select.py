@@ -39,7 +39,8 @@ from ..errors import UserError, job_main
 from ..runtime.console import add_verbose_flag
 from ..runtime.java import check_java
 from ..runtime.session import SHORT_JOB_JAVA_OPTIONS, spark_session
-from ..spark.output import check_local_output
+from ..spark.inputs import is_remote
+from ..spark.output import LocalOutputStore, OutputStore, check_local_output
 from .config import CorpusConfig, config_from_argv
 from .dedup import BUILT_IN_PASS
 from .job import (
@@ -141,6 +142,16 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def asked(args: argparse.Namespace) -> list[str]:
+    """What the user changed over the build, one setting each as typed (``--filters gopher``,
+    ``--filter-set c4.enabled=false``, ``--where ...``): the re-cut's report and summary name them."""
+    pairs = [("--filters", args.filters)]
+    pairs += [("--filter-set", item) for item in args.filter_set]
+    pairs += [("--min-language-score", args.min_language_score), ("--languages", args.languages)]
+    pairs += [("--where", args.where)]
+    return [f"{flag} {value}" for flag, value in pairs if value is not None]
+
+
 def _changes(args: argparse.Namespace) -> list[str]:
     out: list[str] = []
     if args.filters is not None:
@@ -163,8 +174,9 @@ def configs(build_argv: Sequence[str], args: argparse.Namespace) -> tuple[Corpus
     return built, wanted
 
 
-def check(built: CorpusConfig, wanted: CorpusConfig) -> None:
-    """One :class:`UserError` line for a re-cut the signals cannot give."""
+def check(built: CorpusConfig, wanted: CorpusConfig, changes: Sequence[str] = ()) -> None:
+    """One :class:`UserError` line for a re-cut the signals cannot give, naming the user's own
+    ``changes`` (:func:`asked`) that cause it."""
     if built.against:
         raise UserError("the build used --against; re-cut without it is not supported, rebuild instead")
     b = built.quality or PRESETS["none"]
@@ -172,14 +184,24 @@ def check(built: CorpusConfig, wanted: CorpusConfig) -> None:
     changed = changed_measure_keys(b, w)
     if changed:
         raise UserError(
-            f"{', '.join(changed)} differ from the build's: they change what the signals measured "
-            "or the text itself; rebuild with those settings"
+            f"{_causes(changed, changes)} would change what the build's signals measured or the text "
+            f"itself ({', '.join(changed)}); rebuild with {'it' if len(changed) == 1 else 'them'} instead"
         )
     if built.languages and wanted.languages and not set(wanted.languages) <= set(built.languages):
         extra = sorted(set(wanted.languages) - set(built.languages))
         raise UserError(f"--languages {','.join(extra)} were dropped by the build; rebuild to keep them")
     if built.languages and not wanted.languages:
         raise UserError("the build kept only some languages; --languages must name a subset of them")
+
+
+def _causes(keys: Sequence[str], changes: Sequence[str]) -> str:
+    """The user's changes behind ``keys``: the ``--filter-set`` items naming one of them, else the
+    preset or every change made (a preset changes settings the user never named)."""
+    named = [c for c in changes if c.startswith("--filter-set ") and c.split(" ", 1)[1].split("=")[0] in keys]
+    if named:
+        return ", ".join(named)
+    preset = [c for c in changes if c.startswith("--filters ")]
+    return ", ".join(preset or changes) or "the build's settings"
 
 
 def _judge_udf(settings, passed: Sequence[str]):
@@ -404,20 +426,7 @@ def run(args: argparse.Namespace, spark, progress: bool = False) -> dict[str, An
     started = time.perf_counter()
     say = _progress(started, "contentx select") if progress else (lambda stage: None)
     source = open_store(spark, args.source, "--from")
-    if not source.exists(SUCCESS):
-        raise UserError(f"--from {args.source} is not a finished corpus (no {SUCCESS})")
-    build = read_build(source)
-    if build is None:
-        raise UserError(
-            f"--from {args.source} was built without --signals; rebuild with --signals to re-cut it"
-        )
-    if build.get("format") != SIGNALS_FORMAT:
-        raise UserError(
-            f"--from {args.source} has signals of another version (format {build.get('format')}); "
-            "rebuild it with --signals"
-        )
-    built, wanted = configs(build["argv"], args)
-    check(built, wanted)
+    wanted = check_source(source, args)
     if open_store(spark, args.output, "--output").uri() == source.uri():
         raise UserError(f"--output {args.output} is the corpus it selects from; write it elsewhere")
     store = prepare_output(spark, wanted)
@@ -433,6 +442,29 @@ def run(args: argparse.Namespace, spark, progress: bool = False) -> dict[str, An
     finally:
         for df in kept:
             df.unpersist()
+
+
+def check_source(source: OutputStore | LocalOutputStore, args: argparse.Namespace) -> CorpusConfig:
+    """The re-cut's configuration, once ``--from`` is checked: a finished corpus built with
+    ``--signals`` of this version, and a re-cut its signals can give (:func:`check`); UserError
+    else.  Before Spark starts (a local ``--from``) and again in the job."""
+    if not source.exists():
+        raise UserError(f"--from {args.source}: no such corpus directory")
+    if not source.exists(SUCCESS):
+        raise UserError(f"--from {args.source} is not a finished corpus (no {SUCCESS})")
+    build = read_build(source)
+    if build is None:
+        raise UserError(
+            f"--from {args.source} was built without --signals; rebuild with --signals to re-cut it"
+        )
+    if build.get("format") != SIGNALS_FORMAT:
+        raise UserError(
+            f"--from {args.source} has signals of another version (format {build.get('format')}); "
+            "rebuild it with --signals"
+        )
+    built, wanted = configs(build["argv"], args)
+    check(built, wanted, asked(args))
+    return wanted
 
 
 def _recut(spark, args, wanted, store, run_dir, checkpoint, say, started, table, signals, texts, kept):
@@ -455,7 +487,7 @@ def _recut(spark, args, wanted, store, run_dir, checkpoint, say, started, table,
     built = None if newly else BUILT_IN_PASS
     bands = None if newly else texts.select("doc_id", "bands")
     minhash = wanted.minhash() if wanted.dedup == "near" else None
-    extra = {"selected_from": args.source, "where": args.where}
+    extra = {"selected_from": args.source, "where": args.where, "changes": asked(args)}
     return finish(
         spark,
         wanted,
@@ -503,6 +535,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
 
     def body(args) -> int:
+        if not is_remote(args.source):  # the user's mistakes said before the JVM starts
+            check_source(LocalOutputStore(args.source), args)
         check_local_output(args.output, replace=args.overwrite)
         check_java()
         documents = local_documents(args.source)

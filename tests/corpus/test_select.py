@@ -194,9 +194,19 @@ def test_where_over_the_signals_and_the_user_errors(spark, source, tmp_path, cap
     root, _, _, _ = source
     out = tmp_path / "cut"
     argv = ["select", "--from", str(root / "signals"), "--output", str(out)]
+    capsys.readouterr()
     assert cli.main([*argv, "--where", "gq_real_words < 400"]) == 0
+    printed = capsys.readouterr().out
     report = json.loads((out / "_report.json").read_text())
     assert report["dropped"]["where"] > 0
+    # it says what it is: a re-cut, of which corpus, what changed
+    assert "contentx select summary" in printed and "contentx corpus summary" not in printed
+    assert f"a re-cut of the corpus {root / 'signals'}" in printed
+    assert "changed from the build: --where gq_real_words < 400" in printed
+    md = (out / "report.md").read_text().splitlines()
+    assert md[0] == "# Corpus report: a re-cut"
+    assert md[2].startswith(f"A re-cut of the corpus {root / 'signals'} ")
+    assert md[3].startswith("Changed from the build: `--where gq_real_words < 400`")
     signals = pq.read_table(str(root / "signals" / "signals")).to_pylist()
     words = {r["url"]: r["gq_real_words"] for r in signals}
     assert all(words[u] < 400 for u, _, _ in _docs(out))
@@ -207,6 +217,8 @@ def test_where_over_the_signals_and_the_user_errors(spark, source, tmp_path, cap
     capsys.readouterr()
     cases = [
         ([*argv, "--overwrite", "--filter-set", "c4.policy_lines=false"], "c4.policy_lines"),
+        # a preset changes settings the user never named: the message names the preset
+        ([*argv, "--overwrite", "--filters", "gopher"], "--filters gopher would change what the build's"),
         ([*argv, "--overwrite", "--where", "gq_real_words <"], "--where"),
         ([*argv, "--overwrite", "--where", "no_such_column > 1"], "--where"),
         ([*argv], "exists and is not empty"),
@@ -222,6 +234,26 @@ def test_where_over_the_signals_and_the_user_errors(spark, source, tmp_path, cap
 GOPHER_QUALITY_RULES = ("min_words", "max_words", "min_mean_word_length", "max_mean_word_length",
                         "max_hash_word_ratio", "max_ellipsis_word_ratio", "max_bullet_lines_ratio",
                         "max_ellipsis_lines_ratio", "min_alpha_words_ratio", "min_stop_words")  # fmt: skip
+
+
+def test_select_refuses_a_missing_or_unfinished_from_before_spark_starts(tmp_path, capsys, monkeypatch):
+    from contentx_udf.corpus import select
+
+    def no_spark(*args, **kwargs):
+        raise AssertionError("Spark started")
+
+    monkeypatch.setattr(select, "spark_session", no_spark)
+    monkeypatch.setattr(select, "check_java", no_spark)
+    (tmp_path / "unfinished" / "documents").mkdir(parents=True)
+    expected = {
+        "nothing": f"--from {tmp_path / 'nothing'}: no such corpus directory",
+        "unfinished": f"--from {tmp_path / 'unfinished'} is not a finished corpus (no _SUCCESS)",
+    }
+    for source, said in expected.items():
+        argv = ["select", "--from", str(tmp_path / source), "--output", str(tmp_path / "out")]
+        assert cli.main(argv) == 2
+        assert capsys.readouterr().err.strip() == f"contentx select: error: {said}"
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize("factor", [0.5, 1.5])
