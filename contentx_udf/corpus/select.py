@@ -39,8 +39,7 @@ from ..errors import UserError, job_main
 from ..runtime.console import add_verbose_flag
 from ..runtime.java import check_java
 from ..runtime.session import SHORT_JOB_JAVA_OPTIONS, spark_session
-from ..spark.inputs import is_remote
-from ..spark.output import LocalOutputStore, OutputStore, check_local_output
+from ..spark.output import LocalOutputStore, OutputStore, check_local_output, local_store
 from .config import CorpusConfig, config_from_argv
 from .dedup import BUILT_IN_PASS
 from .job import (
@@ -535,8 +534,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
 
     def body(args) -> int:
-        if not is_remote(args.source):  # the user's mistakes said before the JVM starts
-            check_source(LocalOutputStore(args.source), args)
+        if (local := local_store(args.source)) is not None:  # the user's mistakes said before the JVM
+            check_source(local, args)
         check_local_output(args.output, replace=args.overwrite)
         check_java()
         documents = local_documents(args.source)

@@ -199,6 +199,11 @@ class LocalOutputStore:
         return sorted(out)
 
 
+def local_store(path: str) -> LocalOutputStore | None:
+    """A store on a local ``path`` without Spark (checks before the JVM starts); None for a remote one."""
+    return None if is_remote(path) else LocalOutputStore(path)
+
+
 def output_store(spark, output: str) -> OutputStore | LocalOutputStore:
     """A local store for local paths (fast renames), Hadoop's FileSystem for everything else."""
     if not is_remote(output):
