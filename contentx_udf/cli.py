@@ -119,6 +119,12 @@ def _build_parser() -> argparse.ArgumentParser:
         help="re-cut a corpus built with --signals (no rebuild)",
         add_help=False,
     )
+    sub.add_parser(
+        "train-quality",
+        help="train a fastText quality classifier on positive and negative documents "
+        "(arguments passed through to contentx_udf.corpus.train_quality)",
+        add_help=False,
+    )
     ja = sub.add_parser(
         "jvm-archive",
         help="write the JVM class archive that starts jobs faster",

@@ -19,6 +19,7 @@ JOBS: dict[str, str] = {
     "run": "contentx_udf.spark.job",
     "corpus": "contentx_udf.corpus.job",
     "select": "contentx_udf.corpus.select",
+    "train-quality": "contentx_udf.corpus.train_quality",
 }
 
 

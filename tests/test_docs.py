@@ -21,6 +21,7 @@ import yaml
 from contentx_udf import cli
 from contentx_udf.corpus.config import build_parser as corpus_parser
 from contentx_udf.corpus.select import build_parser as select_parser
+from contentx_udf.corpus.train_quality import build_parser as train_quality_parser
 from contentx_udf.spark.config import build_parser as job_parser
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,7 +40,12 @@ def _subcommands() -> dict[str, argparse.ArgumentParser]:
     """`contentx`'s subcommands read from its own parser; run and corpus from their jobs' parsers."""
     parser = cli._build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    jobs = {"run": job_parser(), "corpus": corpus_parser(), "select": select_parser()}
+    jobs = {
+        "run": job_parser(),
+        "corpus": corpus_parser(),
+        "select": select_parser(),
+        "train-quality": train_quality_parser(),
+    }
     return {name: jobs.get(name, p) for name, p in sub.choices.items()}
 
 

@@ -38,7 +38,12 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
 )
 
 #: The modules of the jobs, which only the registry (:mod:`contentx_udf.commands`) names, by string.
-JOB_MODULES = {"contentx_udf.spark.job", "contentx_udf.corpus.job", "contentx_udf.corpus.select"}
+JOB_MODULES = {
+    "contentx_udf.spark.job",
+    "contentx_udf.corpus.job",
+    "contentx_udf.corpus.select",
+    "contentx_udf.corpus.train_quality",
+}
 
 #: Edges the rules allow for now, each with the step of issue 41 that removes it.
 PENDING: set[tuple[str, str]] = {
@@ -47,6 +52,8 @@ PENDING: set[tuple[str, str]] = {
     ("contentx_udf.corpus.select", "contentx_udf.spark.output"),
     ("contentx_udf.corpus.signals", "contentx_udf.spark.output"),
     ("contentx_udf.corpus.tables", "contentx_udf.spark.output"),
+    ("contentx_udf.corpus.train_quality", "contentx_udf.spark.output"),
+    ("contentx_udf.corpus.train_quality", "contentx_udf.spark.inputs"),
     # select takes the corpus job's back half (step 4: the named stages)
     ("contentx_udf.corpus.select", "contentx_udf.corpus.job"),
 }

@@ -23,6 +23,8 @@ ALSO = {
     "run": "`python jobs/extract_warc.py` and `spark-submit jobs/extract_warc.py` run the same job.",
     "corpus": "`python jobs/build_corpus.py` and `spark-submit jobs/build_corpus.py` run the same job.",
     "select": "`python jobs/select_corpus.py` and `spark-submit jobs/select_corpus.py` run the same job.",
+    "train-quality": "`python jobs/train_quality.py` and `spark-submit jobs/train_quality.py` run the same "
+    "job.",
 }
 
 
