@@ -32,7 +32,7 @@ import json
 import sys
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -42,7 +42,7 @@ import pyarrow as pa  # the Arrow UDF's type hints name it
 
 from ..errors import UserError, job_main
 from ..runtime import background, class_archive
-from ..runtime.console import format_duration
+from ..runtime.console import StageLines
 from ..runtime.java import check_java
 from ..runtime.session import spark_session
 from ..spark.output import OutputStore, check_local_output, check_owned
@@ -332,23 +332,13 @@ def _commit(
     return report
 
 
-def _progress(started: float, name: str = "contentx corpus"):
-    """Prints each finished stage with the time since the start to stderr (a long job's heartbeat),
-    ``NAME: first pass written (filters) (1 min 05 s)``."""
-
-    def say(stage: str) -> None:
-        print(
-            f"{name}: {stage} ({format_duration(time.perf_counter() - started)})", file=sys.stderr, flush=True
-        )
-
-    return say
-
-
-def run(config: CorpusConfig, spark, progress: bool = False) -> dict[str, Any]:
+def run(config: CorpusConfig, spark, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Build the corpus; ``progress`` is told each finished stage (a
+    :class:`~contentx_udf.runtime.console.StageLines`)."""
     from pyspark.sql import functions as F
 
     started = time.perf_counter()
-    say = _progress(started) if progress else (lambda stage: None)
+    say = progress or (lambda stage: None)
     store = prepare_output(spark, config)
     inputs = read_tables(spark, config.inputs, config.method, config.skip_damaged)
     if not inputs.tables:
@@ -693,7 +683,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         config.argv = tuple(args_list)
         check_local_output(config.output, replace=config.overwrite)
         check_java()
-        report = run(config, spark_session("contentx-build-corpus", verbose=args.verbose), progress=True)
+        spark = spark_session("contentx-build-corpus", verbose=args.verbose)
+        with StageLines("contentx corpus") as say:
+            report = run(config, spark, progress=say)
         print("\n" + "\n".join(summary_lines(report)))
         return 0
 

@@ -29,14 +29,14 @@ import argparse
 import sys
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import pyarrow as pa  # the Arrow UDF's type hints name it
 
 from ..errors import UserError, job_main
-from ..runtime.console import add_verbose_flag
+from ..runtime.console import StageLines, add_verbose_flag
 from ..runtime.java import check_java
 from ..runtime.session import SHORT_JOB_JAVA_OPTIONS, spark_session
 from ..spark.output import LocalOutputStore, OutputStore, check_local_output, local_store
@@ -48,7 +48,6 @@ from .job import (
     Finish,
     _arrow_batch_rows,
     _checkpointer,
-    _progress,
     finish,
     pass_groups,
     prepare_output,
@@ -421,9 +420,9 @@ def with_bands(spark, table, texts, wanted: CorpusConfig, store, run_dir, kept: 
     return _kept(joined, kept)
 
 
-def run(args: argparse.Namespace, spark, progress: bool = False) -> dict[str, Any]:
+def run(args: argparse.Namespace, spark, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     started = time.perf_counter()
-    say = _progress(started, "contentx select") if progress else (lambda stage: None)
+    say = progress or (lambda stage: None)
     source = open_store(spark, args.source, "--from")
     wanted = check_source(source, args)
     if open_store(spark, args.output, "--output").uri() == source.uri():
@@ -541,7 +540,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         documents = local_documents(args.source)
         short = documents is not None and documents <= SHORT_RECUT_MAX_DOCUMENTS
         options = SHORT_JOB_JAVA_OPTIONS if short else ""
-        report = run(args, spark_session("contentx-select", options, verbose=args.verbose), progress=True)
+        spark = spark_session("contentx-select", options, verbose=args.verbose)
+        with StageLines("contentx select") as say:
+            report = run(args, spark, progress=say)
         print("\n" + "\n".join(summary_lines(report)))
         return 0
 

@@ -21,9 +21,13 @@ Three sources of noise, each silenced by Spark's or the JVM's own means, and eac
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TextIO
 
 #: The environment variable conf/log4j2.properties reads for the level of Spark's loggers.
 LOG_LEVEL_ENV = "CONTENTX_SPARK_LOG_LEVEL"
@@ -169,6 +173,70 @@ def format_duration(seconds: float) -> str:
 def format_rate(per_second: float) -> str:
     """``1,204/s``; one decimal under 10 (``2.5/s``)."""
     return f"{per_second:.1f}/s" if per_second < 10 else f"{per_second:,.0f}/s"
+
+
+class StageLines:
+    """A job's stage lines on stderr, ``with StageLines("contentx corpus") as say: ... say("first pass
+    written")``: each finished stage one line, ``NAME: STAGE (1 min 05 s)`` (the time since the
+    start); on a terminal, below them, one live line ``NAME: working, 1 min 12 s`` rewritten every
+    ``interval`` seconds while the next stage runs, and cleared at the end."""
+
+    def __init__(
+        self, name: str, out: TextIO | None = None, terminal: bool | None = None, interval: float = 1.0
+    ):
+        self.name = name
+        self.out = out
+        self.terminal = terminal
+        self.interval = interval
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._started = time.perf_counter()
+        self._shown = 0  # length of the live line on the terminal
+
+    def __enter__(self) -> StageLines:
+        self._started = time.perf_counter()
+        if self.terminal is None:
+            self.terminal = bool(getattr(self._stream(), "isatty", lambda: False)())
+        if self.terminal:
+            self._thread = threading.Thread(target=self._tick, name="contentx-stages", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        with self._lock:
+            self._clear()
+
+    def __call__(self, stage: str) -> None:
+        with self._lock:
+            self._clear()
+            print(f"{self.name}: {stage} ({self._elapsed()})", file=self._stream(), flush=True)
+
+    def _elapsed(self) -> str:
+        return format_duration(time.perf_counter() - self._started)
+
+    def _stream(self) -> TextIO:
+        return self.out or sys.stderr
+
+    def _clear(self) -> None:
+        if self._shown:
+            self._stream().write("\r" + " " * self._shown + "\r")
+            self._stream().flush()
+            self._shown = 0
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.interval):
+            line = f"{self.name}: working, {self._elapsed()}"
+            line = line[: shutil.get_terminal_size((100, 24)).columns - 1]
+            with self._lock:
+                if self._stop.is_set():
+                    return
+                self._stream().write("\r" + line + " " * max(0, self._shown - len(line)))
+                self._stream().flush()
+                self._shown = max(self._shown, len(line))
 
 
 def add_verbose_flag(parser) -> None:

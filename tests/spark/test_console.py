@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -229,11 +230,36 @@ def test_on_a_terminal_one_line_rewritten_then_ended(monkeypatch):
     monkeypatch.setattr(progress, "TERMINAL_INTERVAL", 0.01)
     out = io.StringIO()
     with Progress(FakeSpark, 2, 10, out=out, terminal=True) as p:
-        import time
-
         time.sleep(0.1)
         p.counters.files.add(2)
     text = out.getvalue()
     assert text.startswith("\rcontentx run: files 0/2 done") and text.endswith("\n")
     assert text.count("\n") == 1  # one line, rewritten in place
     assert text.rsplit("\r", 1)[1].startswith("contentx run: files 2/2 done")
+
+
+# --- the corpus job's and select's stage lines ----------------------------------------------
+
+
+def test_stage_lines_one_line_per_stage_when_not_a_terminal():
+    out = io.StringIO()
+    with console.StageLines("contentx select", out=out) as say:
+        say("re-cut planned")
+        say("documents written")
+    assert (
+        out.getvalue() == "contentx select: re-cut planned (0 s)\ncontentx select: documents written (0 s)\n"
+    )
+
+
+def test_stage_lines_on_a_terminal_a_live_line_between_stages_cleared_at_the_end():
+    out = io.StringIO()
+    with console.StageLines("contentx corpus", out=out, terminal=True, interval=0.01) as say:
+        time.sleep(0.1)
+        say("first pass written (filters)")
+        time.sleep(0.1)
+    text = out.getvalue()
+    before, after = text.split("contentx corpus: first pass written (filters) (0 s)\n")
+    live = "\rcontentx corpus: working, 0 s"
+    assert before.startswith(live) and before.endswith("\r")  # the live line, cleared for the stage
+    assert after.startswith(live) and after.endswith("\r") and after.rstrip("\r ").endswith("0 s")
+    assert "\n" not in after  # nothing left on the line below the stages
