@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import UserError, job_main
+from ..runtime.console import add_verbose_flag
 from ..text.classifier import DEFAULT_LABEL, QualityModel, prepare
 
 #: The labels of the two classes (DCLM's: ``__label__hq`` and ``__label__cc``).
@@ -125,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     t.add_argument("--min-count", type=int, default=DEFAULTS["min_count"], metavar="N")
     t.add_argument("--threads", type=int, default=None, metavar="N", help="training threads (default: cores)")
+    add_verbose_flag(p)
     return p
 
 
@@ -365,7 +367,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_args(args)
         _trainer()
         check_java()
-        result = run(args, spark_session("contentx-train-quality", SHORT_JOB_JAVA_OPTIONS))
+        result = run(
+            args, spark_session("contentx-train-quality", SHORT_JOB_JAVA_OPTIONS, verbose=args.verbose)
+        )
         print("\n".join(summary_lines(result, args)))
         return 0
 

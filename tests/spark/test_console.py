@@ -101,6 +101,13 @@ def test_log_level_errors_only_by_default_warnings_with_verbose():
 
 
 def test_every_job_command_takes_verbose():
+    from contentx_udf import commands
+
+    for name in commands.JOBS:  # (each launches Spark: --verbose gives its console back)
+        assert "--verbose" in commands.parser_of(name).format_help(), name
+
+
+def test_verbose_reaches_the_jobs_configuration():
     from contentx_udf.corpus.config import build_parser as corpus_parser
     from contentx_udf.corpus.select import build_parser as select_parser
     from contentx_udf.spark.config import build_config
