@@ -159,11 +159,6 @@ class Progress:
         self._started = 0.0
         self._shown = 0  # length of the line on the terminal
 
-    @property
-    def files(self):
-        """The accumulator of whole files done."""
-        return self.counters.files
-
     def __enter__(self) -> Progress:
         self._started = time.monotonic()
         if self.terminal is None:
