@@ -129,7 +129,11 @@ def forward(source, target_fd: int, filter_: StderrFilter) -> threading.Thread:
                 break
             if not chunk:
                 break
-            _write(target_fd, filter_.feed(chunk))
+            data = filter_.feed(chunk)
+            if data:
+                with LiveLine.lock:  # (a progress line on the terminal is cleared first)
+                    LiveLine.clear()
+                    _write(target_fd, data)
         _write(target_fd, filter_.flush())
 
     thread = threading.Thread(target=copy, name="contentx-jvm-stderr", daemon=True)
@@ -175,6 +179,34 @@ def format_rate(per_second: float) -> str:
     return f"{per_second:.1f}/s" if per_second < 10 else f"{per_second:,.0f}/s"
 
 
+class LiveLine:
+    """The one line rewritten in place (``\\r``) on a terminal, shared by the jobs' progress lines and
+    the driver JVM's stderr (:func:`forward`): whoever writes whole lines clears it first, so an
+    error line never lands at the end of a progress line (the next tick draws it again below)."""
+
+    lock = threading.RLock()
+    _shown = 0
+    _stream: TextIO | None = None
+
+    @classmethod
+    def show(cls, stream: TextIO, line: str, end: str = "") -> None:
+        """Draw ``line`` (cut to the terminal's width) over the live line; ``end="\\n"`` keeps it."""
+        line = line[: shutil.get_terminal_size((100, 24)).columns - 1]
+        with cls.lock:
+            stream.write("\r" + line + " " * max(0, cls._shown - len(line)) + end)
+            stream.flush()
+            cls._shown, cls._stream = (0, None) if end else (len(line), stream)
+
+    @classmethod
+    def clear(cls) -> None:
+        """Blank the live line, if one is shown, and put the cursor at its start."""
+        with cls.lock:
+            if cls._shown and cls._stream is not None:
+                cls._stream.write("\r" + " " * cls._shown + "\r")
+                cls._stream.flush()
+            cls._shown, cls._stream = 0, None
+
+
 class StageLines:
     """A job's stage lines on stderr, ``with StageLines("contentx corpus") as say: ... say("first pass
     written")``: each finished stage one line, ``NAME: STAGE (1 min 05 s)`` (the time since the
@@ -192,7 +224,6 @@ class StageLines:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._started = time.perf_counter()
-        self._shown = 0  # length of the live line on the terminal
 
     def __enter__(self) -> StageLines:
         self._started = time.perf_counter()
@@ -208,11 +239,13 @@ class StageLines:
         if self._thread is not None:
             self._thread.join(timeout=5)
         with self._lock:
-            self._clear()
+            if self.terminal:
+                LiveLine.clear()
 
     def __call__(self, stage: str) -> None:
         with self._lock:
-            self._clear()
+            if self.terminal:
+                LiveLine.clear()
             print(f"{self.name}: {stage} ({self._elapsed()})", file=self._stream(), flush=True)
 
     def _elapsed(self) -> str:
@@ -221,22 +254,12 @@ class StageLines:
     def _stream(self) -> TextIO:
         return self.out or sys.stderr
 
-    def _clear(self) -> None:
-        if self._shown:
-            self._stream().write("\r" + " " * self._shown + "\r")
-            self._stream().flush()
-            self._shown = 0
-
     def _tick(self) -> None:
         while not self._stop.wait(self.interval):
-            line = f"{self.name}: working, {self._elapsed()}"
-            line = line[: shutil.get_terminal_size((100, 24)).columns - 1]
             with self._lock:
                 if self._stop.is_set():
                     return
-                self._stream().write("\r" + line + " " * max(0, self._shown - len(line)))
-                self._stream().flush()
-                self._shown = max(self._shown, len(line))
+                LiveLine.show(self._stream(), f"{self.name}: working, {self._elapsed()}")
 
 
 def add_verbose_flag(parser) -> None:

@@ -19,14 +19,13 @@ The thread reads only the accumulators, which live in the Python driver: a py4j 
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple, TextIO
 
-from ..runtime.console import format_duration, format_rate
+from ..runtime.console import LiveLine, format_duration, format_rate
 
 #: How often the line is rewritten on a terminal (seconds).
 TERMINAL_INTERVAL = 1.0
@@ -157,7 +156,6 @@ class Progress:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._started = 0.0
-        self._shown = 0  # length of the line on the terminal
 
     def __enter__(self) -> Progress:
         self._started = time.monotonic()
@@ -191,12 +189,7 @@ class Progress:
         return self.out or sys.stderr
 
     def _show(self, line: str, end: str = "") -> None:
-        width = shutil.get_terminal_size((100, 24)).columns - 1
-        line = line[:width]
-        pad = " " * max(0, self._shown - len(line))
-        self._shown = len(line) if not end else 0
-        self._stream().write(f"\r{line}{pad}{end}")
-        self._stream().flush()
+        LiveLine.show(self._stream(), line, end)
 
     def _loop(self) -> None:
         if self.terminal:

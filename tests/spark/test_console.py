@@ -270,3 +270,20 @@ def test_stage_lines_on_a_terminal_a_live_line_between_stages_cleared_at_the_end
     assert before.startswith(live) and before.endswith("\r")  # the live line, cleared for the stage
     assert after.startswith(live) and after.endswith("\r") and after.rstrip("\r ").endswith("0 s")
     assert "\n" not in after  # nothing left on the line below the stages
+
+
+def test_a_jvm_line_clears_the_live_line_first(tmp_path):
+    """An error line from the JVM never lands at the end of a progress line on the terminal."""
+    terminal = io.StringIO()
+    console.LiveLine.show(terminal, "contentx run: files 0/2 done, records 0 (0.0/s), 3 s")
+    read_end, write_end = os.pipe()
+    with open(tmp_path / "stderr", "wb") as out, os.fdopen(read_end, "rb") as source:
+        thread = console.forward(source, out.fileno(), console.StderrFilter())
+        os.write(write_end, b"ERROR TaskSetManager: Task 0 in stage 0.0 failed 3 times\n")
+        os.close(write_end)
+        thread.join(timeout=10)
+    shown = "\rcontentx run: files 0/2 done, records 0 (0.0/s), 3 s"
+    blanked = shown + "\r" + " " * (len(shown) - 1) + "\r"
+    assert terminal.getvalue() == blanked
+    console.LiveLine.clear()  # nothing left to clear: nothing more written
+    assert terminal.getvalue() == blanked
