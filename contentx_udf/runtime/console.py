@@ -5,17 +5,24 @@ Three sources of noise, each silenced by Spark's or the JVM's own means, and eac
 
 * **log4j.**  ``conf/log4j2.properties`` sets Spark's loggers to ``${env:CONTENTX_SPARK_LOG_LEVEL:-error}``:
   errors only, unless the variable says otherwise (``--verbose`` sets it to ``warn``, Spark's own
-  level for an interactive shell, before the JVM starts).  A user's own log4j configuration (their
-  ``SPARK_CONF_DIR``, ``-Dlog4j2.configurationFile``) is never touched.
+  level for an interactive shell, before the JVM starts).  PythonGatewayServer's logger has the same
+  level, or Spark, which takes an embedded driver for a shell, resets the console to ``WARN`` and
+  says so.  A user's own log4j configuration (their ``SPARK_CONF_DIR``,
+  ``-Dlog4j2.configurationFile``) is never touched.
 * **Stage bars.**  ``spark.ui.showConsoleProgress`` is given as ``false`` (``true`` with
   ``--verbose``) unless the user set it (``PYSPARK_SUBMIT_ARGS``, ``spark-defaults.conf``); under
   ``spark-submit`` only ``--verbose`` sets it (spark-submit's default for a script is off).
 * **The JVM's own notice.**  Spark 4's launcher always adds ``--add-modules=jdk.incubator.vector``,
   and the JVM then prints ``WARNING: Using incubator modules: jdk.incubator.vector`` to stderr at
-  start-up; no JVM option silences it (JDK 17-21: ``-XX:-PrintWarnings`` and ``-Xlog`` do not).  A
+  start-up; no JVM option silences it (JDK 17: ``-XX:-PrintWarnings``, ``-Xlog:disable`` do not).  A
   driver JVM launched here has its stderr passed through :class:`StderrFilter`, which drops that
   line and lets everything else through as it comes.  Under ``spark-submit`` the JVM is not
   ours: its console is spark-submit's.
+
+The jobs' own lines: :class:`LiveLine` (the one ``\\r``-rewritten line on a terminal, which the
+JVM's stderr clears before it writes), :class:`StageLines` (the corpus job's and select's stage
+lines), :func:`format_duration` and :func:`format_rate` (also for the run's progress line,
+:mod:`contentx_udf.spark.progress`).
 """
 
 from __future__ import annotations

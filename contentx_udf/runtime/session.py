@@ -58,16 +58,8 @@ def java_options_taken(environ: dict[str, str] | None = None, conf_dir: Path | N
     ``spark-submit`` launched the JVM, or the user set it (``PYSPARK_SUBMIT_ARGS``,
     ``spark-defaults.conf``)."""
     env = os.environ if environ is None else environ
-    if "PYSPARK_GATEWAY_PORT" in env or DRIVER_JAVA_OPTIONS_KEY in env.get("PYSPARK_SUBMIT_ARGS", ""):
-        return True
     directory = conf_dir if conf_dir is not None else Path(env.get("SPARK_CONF_DIR") or CONF_DIR)
-    try:
-        defaults = (directory / "spark-defaults.conf").read_text(encoding="utf-8")
-    except OSError:
-        defaults = ""
-    return any(
-        line.split("#", 1)[0].split()[:1] == [DRIVER_JAVA_OPTIONS_KEY] for line in defaults.splitlines()
-    )
+    return "PYSPARK_GATEWAY_PORT" in env or console.user_setting(DRIVER_JAVA_OPTIONS_KEY, env, directory)
 
 
 def spark_session(app_name: str, driver_java_options: str = "", verbose: bool = False):
