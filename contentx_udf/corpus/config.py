@@ -14,6 +14,8 @@ from .formatters import FormatSettings
 from .lines import MIN_CHARS, MIN_DOCS, SCOPES, LineSettings
 from .minhash import NUM_PERM, WORD_RULES, MinHashParams, optimal_bands
 from .quality.settings import DEFAULT_CONFIG, Settings, add_filter_arguments, filter_settings, is_active
+from .scores import add_arguments as add_model_arguments
+from .scores import model_options
 
 DEDUP_MODES = ("none", "exact", "near")
 KEEP_MODES = ("first", "longest")
@@ -66,6 +68,11 @@ class CorpusConfig:
     line_dedup_min_chars: int = MIN_CHARS
     #: write DIR/signals/ (every document's quality measures) and DIR/texts/ for ``contentx select``
     signals: bool = False
+    #: ``--quality-model``: model name -> path (:mod:`.scores`), with ``--quality-label`` (name ->
+    #: label; default :data:`.scores.DEFAULT_LABEL`) and ``--quality-min`` (name -> lowest score kept)
+    quality_models: dict[str, str] = field(default_factory=dict)
+    quality_labels: dict[str, str] = field(default_factory=dict)
+    quality_min: dict[str, float] = field(default_factory=dict)
     #: the command line this configuration came from (:func:`config_from_argv`), kept with the
     #: signals so that ``contentx select`` rebuilds the same configuration with its changes
     argv: tuple[str, ...] = ()
@@ -213,19 +220,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_filter_arguments(p)
     add_verbose_flag(p)
+    add_model_arguments(p)
     return p
 
 
-def load_line_table(path: str | None) -> dict:
-    """The ``[line_dedup]`` table of ``path`` (``--filter-config``; default ``conf/corpus.toml``)."""
+def load_config_table(path: str | None, name: str) -> dict:
+    """The ``[name]`` table of ``path`` (``--filter-config``; default ``conf/corpus.toml``)."""
     path = path or (DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None)
     if path is None:
         return {}
     try:
         with open(path, "rb") as fh:
-            table = tomllib.load(fh).get("line_dedup", {})
+            return tomllib.load(fh).get(name, {})
     except (OSError, tomllib.TOMLDecodeError):
         return {}  # the filters' loader reports an unreadable file in one line
+
+
+def load_line_table(path: str | None) -> dict:
+    """The ``[line_dedup]`` table of ``path`` (``--filter-config``; default ``conf/corpus.toml``)."""
+    table = load_config_table(path, "line_dedup")
     if not isinstance(table, dict):
         raise UserError(f"{path}: [line_dedup] must be a table")
     unknown = sorted(set(table) - {"scope", "min_docs", "min_chars"})
@@ -312,6 +325,11 @@ def build_config(args: argparse.Namespace) -> CorpusConfig:
         touches=FormatSettings(fix_encoding=quality.fix_encoding, symbol_lines=quality.symbol_lines),
         signals=getattr(args, "signals", False),
         **line_options(args),
+        **model_options(
+            args,
+            load_config_table(getattr(args, "filter_config", None), "quality_models"),
+            getattr(args, "filter_config", None) or str(DEFAULT_CONFIG),
+        ),
     )
 
 

@@ -65,6 +65,9 @@ from .report import (
     summary_lines,
     write_report,
 )
+from .scores import column as score_column
+from .scores import prepare as prepare_models
+from .scores import report_thresholds, score_groups, score_report
 from .tables import (
     CORPUS_FORMAT,
     SUCCESS,
@@ -96,6 +99,13 @@ DOCUMENT_COLUMNS = (
     "bands",
 )
 TOP_HOSTS = 20
+
+
+def document_columns(config: CorpusConfig) -> tuple[str, ...]:
+    """The kept-documents table's columns: :data:`DOCUMENT_COLUMNS` and each model's score."""
+    return (*DOCUMENT_COLUMNS, *(score_column(name) for name in config.quality_models))
+
+
 #: Counts of the pass summed by the report over the kept documents.
 PASS_COUNTS = ("emails_masked", "ips_masked", "c4_lines_removed")
 #: Characters of a dropped document's text shown as the report's example of its filter.
@@ -185,6 +195,8 @@ def first_pass(rows, config: CorpusConfig, settings: PassSettings):
             F.col("r.ips_masked").alias("pii_ips"),
             F.col("r.c4_lines_removed").alias("c4_removed"),
         ]
+        if settings.models:  # the weight of `select --keep-top-weight bytes` and its buckets
+            extra.append(F.when(written, F.octet_length(text)).alias("text_bytes"))
     return rows.select(
         F.monotonically_increasing_id().alias("doc_id"),
         "_input",
@@ -212,6 +224,7 @@ def first_pass(rows, config: CorpusConfig, settings: PassSettings):
         "r.lines_removed",
         "r.line_chars_removed",
         "r.line_example",
+        *(F.col("r.quality")[j].alias(score_column(m.name)) for j, m in enumerate(settings.models)),
         *extra,
     )
 
@@ -339,6 +352,8 @@ def run(config: CorpusConfig, spark, progress: Callable[[str], None] | None = No
 
     started = time.perf_counter()
     say = progress or (lambda stage: None)
+    # each model opened and its label checked before any Spark work (one line when it fails)
+    models = prepare_models(spark, config.quality_models, config.quality_labels, config.quality_min)
     store = prepare_output(spark, config)
     inputs = read_tables(spark, config.inputs, config.method, config.skip_damaged)
     if not inputs.tables:
@@ -389,6 +404,7 @@ def run(config: CorpusConfig, spark, progress: Callable[[str], None] | None = No
         quality=config.quality or (PRESETS["none"] if config.signals else None),
         lines=config.lines(),
         signals=config.signals,
+        models=models,
     )
     try:
         lines = _write_first_pass(
@@ -561,7 +577,7 @@ def _finish(spark, config, store, run_dir, table, f: Finish, sensitive: Future |
         from .signals import documents_from_texts
 
         source = f.texts if f.document_texts is None else f.document_texts
-        written = documents_from_texts(written, source, DOCUMENT_COLUMNS)
+        written = documents_from_texts(written, source, document_columns(config))
     touched = None
     if config.touches.active:  # FineWeb-2's formatters, after dedup, on the texts written
         written, touched = final_touches.apply(written, config.touches)
@@ -573,7 +589,7 @@ def _finish(spark, config, store, run_dir, table, f: Finish, sensitive: Future |
             spark, lambda: write_signals(table, per_document, store, run_dir, config.argv), "contentx-signals"
         )
     try:
-        written.select(*DOCUMENT_COLUMNS).write.parquet(documents_dir)
+        written.select(*document_columns(config)).write.parquet(documents_dir)
     except BaseException:
         background.settle([signals_written])
         raise
@@ -624,6 +640,11 @@ def _finish(spark, config, store, run_dir, table, f: Finish, sensitive: Future |
         dropped,
         {x["language"]: x["characters"] for x in languages},
     )
+    quality_scores = None
+    if config.quality_models:
+        names = list(config.quality_models)
+        thresholds = {n: report_thresholds(_cuts(config, f.report, n)) for n in names}
+        quality_scores = score_report(score_groups(table, names, thresholds), names, thresholds)
     say("report counted")
     line_report = None
     if lines is not None:
@@ -654,6 +675,7 @@ def _finish(spark, config, store, run_dir, table, f: Finish, sensitive: Future |
         "final_touches": touched.summary() if touched is not None else None,
         "line_dedup": line_report,
         "sensitivity": sensitive or [],
+        "quality_scores": quality_scores,
         "languages": languages,
         "by_language": by_language,
         "text_length_histogram": plotted["text_length_histogram"],
@@ -673,6 +695,16 @@ def _finish(spark, config, store, run_dir, table, f: Finish, sensitive: Future |
     report = _commit(store, run_dir, report, config.signals, plots)
     say("committed (report and plots written)")
     return report
+
+
+def _cuts(config: CorpusConfig, extra: dict[str, Any], name: str) -> list[float]:
+    """The thresholds model ``name`` is cut at (``--quality-min``; ``select``'s ``--keep-top``):
+    the report shows the share kept at each."""
+    cuts = [config.quality_min[name]] if name in config.quality_min else []
+    top = (extra.get("quality_cuts") or {}).get("keep_top") or {}
+    if top.get("model") == name and top.get("threshold") is not None:
+        cuts.append(top["threshold"])
+    return cuts
 
 
 def main(argv: Sequence[str] | None = None) -> int:

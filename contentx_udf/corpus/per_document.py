@@ -29,6 +29,7 @@ from ..text.language import text_hash
 from .lines import LineSettings, remove_lines
 from .minhash import MinHashParams, band_hashes, has_signature, shingle_hashes, signatures, word_hashes
 from .quality import signals as quality_signals
+from .scores import ScoredModel, column, first_below, score_texts
 
 #: Bits of each MinHash value kept in the sketch used to verify an edge: two different values agree
 #: on their low 16 bits with probability 2^-16, so the estimated Jaccard similarity is biased by
@@ -53,12 +54,14 @@ RESULT_TYPE = pa.struct(
         ("line_chars_removed", pa.int32()),
         ("line_example", pa.string()),  # the first line it removed, cut short
         ("signals", quality_signals.arrow_type()),  # every measure (--signals), else null
+        ("quality", pa.list_(pa.float32())),  # each --quality-model's score; null: not scored
     ]
 )
 RESULT_DDL = (
     "drop string, rule string, text string, text_hash string, bands array<bigint>, sketch binary, "
     "emails_masked int, ips_masked int, c4_lines_removed int, profile string, fallback string, "
-    f"lines_removed int, line_chars_removed int, line_example string, signals {quality_signals.ddl()}"
+    f"lines_removed int, line_chars_removed int, line_example string, signals {quality_signals.ddl()}, "
+    "quality array<float>"
 )
 
 
@@ -78,6 +81,10 @@ class PassSettings:
     #: hash and PII counts are given for every document filtered, as if kept (band hashes: only
     #: for the documents the filters keep)
     signals: bool = False
+    #: ``--quality-model``: the documents the filters keep (with ``signals``: every measured
+    #: document, its text as if kept) are scored by each, and ``--quality-min`` drops those below
+    #: it, counted as ``quality_NAME`` (:mod:`.scores`)
+    models: tuple[ScoredModel, ...] = ()
 
 
 def sketch(sigs: np.ndarray) -> list[bytes]:
@@ -205,7 +212,15 @@ def document_batch(
             new_hash = _scatter(hashes, index[edited], n)
         # band hashes for the documents the build keeps only: `select` computes those of the
         # documents a re-cut newly keeps (few) itself
+        if settings.models and settings.signals:
+            scored_texts, scored_index = result.text, index
         final_texts, final_index = result.text.filter(pa.array(result.kept)), index[result.kept]
+    quality = pa.nulls(n, type=pa.list_(pa.float32()))
+    if settings.models:
+        if not (settings.signals and settings.quality is not None and len(index)):
+            scored_texts, scored_index = final_texts, final_index
+        quality, drop, kept = _scored(scored_texts, scored_index, final_index, drop, n, settings.models)
+        final_texts, final_index = final_texts.filter(pa.array(kept)), final_index[kept]
     bands = pa.nulls(n, type=pa.list_(pa.int64()))
     sketches = pa.nulls(n, type=pa.binary())
     if settings.minhash is not None and len(final_index):
@@ -226,6 +241,31 @@ def document_batch(
             *(pa.array(counts[k], type=pa.int32()) for k in names[3:]),
             line_example,
             signal_column,
+            quality,
         ],
         fields=list(RESULT_TYPE),
     )
+
+
+def _scored(texts: pa.Array, index: np.ndarray, kept_index: np.ndarray, drop: pa.Array, n: int, models):
+    """``(quality, drop, kept)``: each document of ``index`` scored by every model (``texts``: its
+    text), the ``quality`` column (null where not scored); ``drop`` with ``quality_NAME`` for the
+    documents of ``kept_index`` (a subset of ``index``) below a ``--quality-min``; ``kept``: which
+    of ``kept_index`` are still kept."""
+    scores = score_texts(texts, models) if len(index) else [np.zeros(0, np.float32) for _ in models]
+    width = len(models)
+    present = np.zeros(n, dtype=bool)
+    present[index] = True
+    full = np.zeros((n, width), dtype=np.float32)
+    for j, s in enumerate(scores):
+        full[index, j] = s
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    offsets[1:] = np.cumsum(np.where(present, width, 0))
+    values = pa.array(full[present].ravel(), type=pa.float32())
+    quality = pa.ListArray.from_arrays(pa.array(offsets), values, mask=pa.array(~present))
+    failed = first_below([full[kept_index, j] for j in range(width)], models)
+    below = failed >= 0
+    if below.any():
+        names = np.array([column(m.name) for m in models], dtype=object)[failed[below]]
+        drop = pc.coalesce(drop, _scatter(pa.array(list(names), type=pa.string()), kept_index[below], n))
+    return quality, drop, ~below

@@ -16,6 +16,7 @@ from concurrent.futures import Future
 from typing import Any, Protocol
 
 from .by_language import markdown as by_language_markdown
+from .scores import markdown as scores_markdown
 
 
 class Store(Protocol):
@@ -225,6 +226,7 @@ def _markdown(report: dict[str, Any]) -> str:
         out += [f"| {r['filter']} | {r['rule']} | {r['documents']} |" for r in report["dropped_rules"]]
         out += [""]
     out += _sensitivity_markdown(report.get("sensitivity"))
+    out += scores_markdown(report.get("quality_scores"))
     out += by_language_markdown(report.get("by_language") or [])
     out += ["## Text length", "", "| characters | documents |", "|---|---:|"]
     out += [f"| {k} | {v} |" for k, v in report["text_length_histogram"].items()]

@@ -17,11 +17,13 @@ few thresholds around the chosen one, in one aggregation over the signals.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from ..spark.output import OutputStore
 from .quality.signals import SIGNALS
 from .quality.verdicts import ratio  # noqa: F401  (the rules' ratio; :func:`failing_counts` follows it)
+from .scores import PREFIX as SCORE_PREFIX
 
 #: The build's command line, beside the signals.
 BUILD_FILE = "_build.json"
@@ -111,13 +113,17 @@ def documents_from_texts(kept, texts, columns):
     return joined.select(*(replaced.get(c, F.col(c)) for c in columns))
 
 
-def signal_columns() -> list[str]:
-    """The SQL select list of the signals table (over the pass table joined with the outcomes)."""
+def signal_columns(scores: Sequence[str] = ()) -> list[str]:
+    """The SQL select list of the signals table (over the pass table joined with the outcomes);
+    ``scores``: the ``quality_NAME`` columns of the build's models (with ``text_bytes``, the UTF-8
+    bytes of the text as if kept: ``select``'s byte weights)."""
     measures = [f"signals.{s.name} as {s.name}" for s in SIGNALS]
     return [
         *(f"{expr} as {name}" for name, expr, _ in IDENTITY),
         *measures,
         *(f"{expr} as {name}" for name, expr, _ in OUTCOME),
+        *(f"{name} as {name}" for name in scores),
+        *(["cast(text_bytes as long) as text_bytes"] if scores else []),
     ]
 
 
@@ -127,7 +133,8 @@ def write_signals(table, per_document, store: OutputStore, run_dir: tuple[str, .
     staged pass itself, moved into place at commit (:func:`.job._commit`): no text is written twice."""
     outcomes = per_document.select("doc_id", "outcome", "cluster", "cluster_size")
     joined = table.join(outcomes, "doc_id", "left")
-    joined.selectExpr(*signal_columns()).write.parquet(store.uri(*run_dir, "signals"))
+    scores = [c for c in table.columns if c.startswith(SCORE_PREFIX)]
+    joined.selectExpr(*signal_columns(scores)).write.parquet(store.uri(*run_dir, "signals"))
     store.write_text(
         json.dumps({"format": SIGNALS_FORMAT, "argv": list(argv)}), *run_dir, "signals", BUILD_FILE
     )
