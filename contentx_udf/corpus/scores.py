@@ -24,7 +24,6 @@ the corpus job's per-document pass, ``quality_NAME`` in the documents and the si
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -240,7 +239,7 @@ def prepare(spark, models: dict[str, str], labels: dict[str, str], minima: dict[
             model = open_model(local)
         except Exception as exc:
             raise UserError(f"{what}: not a readable fastText model ({_reason(exc)})") from None
-        if label not in model.labels:
+        if label not in model.labels and f"__label__{label}" not in model.labels:
             raise UserError(
                 f"--quality-label {name}={label}: the model has no such label; its labels: "
                 f"{', '.join(model.labels)}"
@@ -257,34 +256,19 @@ def _reason(exc: BaseException) -> str:
 # -- the workers --------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=8)
 def open_model(path: str):
-    """The loaded model at local ``path`` (once per process): ``.labels`` and
-    ``.score(texts, label)`` -> float32 array."""
-    return _FastTextModel(path)
+    """The loaded model at local ``path``, opened once per process and memory-mapped
+    (:class:`~contentx_udf.text.classifier.QualityModel`): ``.labels``, ``.score(texts, label)``."""
+    from ..text.classifier import QualityModel
 
-
-class _FastTextModel:
-    """Interim scorer through fastText's own Python module (until the compiled one is on main)."""
-
-    def __init__(self, path: str):
-        import fasttext_new as fasttext  # interim, until the compiled scorer lands
-
-        self._model = fasttext.load_model(path)
-        self.labels = list(self._model.get_labels())
-
-    def score(self, texts: Sequence[str | None], label: str) -> np.ndarray:
-        out = np.zeros(len(texts), dtype=np.float32)
-        for i, text in enumerate(texts):
-            names, values = self._model.predict(" ".join((text or "").strip().splitlines()), k=-1)
-            out[i] = dict(zip(names, values, strict=True)).get(label, 0.0)
-        return out
+    return QualityModel.open(path)
 
 
 def score_texts(texts, models: Sequence[ScoredModel]) -> list[np.ndarray]:
-    """Each model's float32 scores of ``texts`` (an Arrow string array or a list)."""
+    """Each model's float32 scores of ``texts`` (an Arrow string array or a list; fastText's
+    probabilities are float32, so the cast is exact)."""
     values = texts.to_pylist() if hasattr(texts, "to_pylist") else list(texts)
-    return [open_model(m.local_path()).score(values, m.label) for m in models]
+    return [open_model(m.local_path()).score(values, m.label).astype(np.float32) for m in models]
 
 
 def first_below(scores: Sequence[np.ndarray], models: Sequence[ScoredModel]) -> np.ndarray:
