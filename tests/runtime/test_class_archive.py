@@ -143,7 +143,7 @@ def test_a_written_archive_is_mapped_by_the_job_and_a_damaged_one_ignored(tmp_pa
     # (and --verbose gives Spark's console back: the JVM's own notice, unfiltered)
     baseline = _extract(tmp_path / "plain", {**loopback_env(), ca.ARCHIVE_ENV: "off"}, "--verbose")
     assert baseline.returncode == 0, baseline.stderr[-2000:]
-    assert "WARNING: Using incubator modules" in baseline.stderr
+    assert "WARNING: Using incubator modules" in baseline.stderr and "[Stage 0:" in baseline.stderr
     plain = json.loads((tmp_path / "plain" / "_summary.json").read_text())
     assert plain["jvm_class_archive"].startswith("off")
     assert summary["rows_by_method_status"] == plain["rows_by_method_status"]
