@@ -29,6 +29,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         {"evaluation"},
         {"training"},
         {"runtime"},
+        {"outputs"},
         {"spark", "corpus"},
         {"commands"},
         {"jvm_archive"},
@@ -47,13 +48,6 @@ JOB_MODULES = {
 
 #: Edges the rules allow for now, each with the step of issue 41 that removes it.
 PENDING: set[tuple[str, str]] = {
-    # the extraction table's layout and the filesystem store move out of spark.output (step 3)
-    ("contentx_udf.corpus.job", "contentx_udf.spark.output"),
-    ("contentx_udf.corpus.select", "contentx_udf.spark.output"),
-    ("contentx_udf.corpus.signals", "contentx_udf.spark.output"),
-    ("contentx_udf.corpus.tables", "contentx_udf.spark.output"),
-    ("contentx_udf.corpus.train_quality", "contentx_udf.spark.output"),
-    ("contentx_udf.corpus.train_quality", "contentx_udf.spark.inputs"),
     # select takes the corpus job's back half (step 4: the named stages)
     ("contentx_udf.corpus.select", "contentx_udf.corpus.job"),
 }

@@ -28,13 +28,10 @@ and ``_SUCCESS`` written last.  A run killed at any point leaves no ``_SUCCESS``
 
 from __future__ import annotations
 
-import json
 import sys
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -44,8 +41,8 @@ from ..errors import UserError, job_main
 from ..runtime import background, class_archive
 from ..runtime.console import StageLines
 from ..runtime.java import check_java
-from ..runtime.session import spark_session
-from ..spark.output import OutputStore, check_local_output, check_owned
+from ..runtime.session import arrow_batch_rows, spark_session
+from ..runtime.store import OutputStore, check_local_output
 from . import final_touches
 from .by_language import KEPT, check_totals, per_language, reason_counts
 from .config import CorpusConfig, build_config, build_parser
@@ -55,6 +52,7 @@ from .line_dedup import LinePlan
 from .line_dedup import plan as line_plan
 from .line_dedup import summary as line_summary
 from .minhash import NO_SPACE_SCRIPTS, same_bands_but_words, words_of
+from .output import STAGING, checkpointer, commit, new_run_dir, prepare_output
 from .per_document import RESULT_DDL, PassSettings, document_batch
 from .quality.settings import FILTER_ORDER, PRESETS, describe
 from .report import (
@@ -63,18 +61,15 @@ from .report import (
     preload_plots,
     start_plots,
     summary_lines,
-    write_report,
 )
 from .scores import column as score_column
 from .scores import prepare as prepare_models
 from .scores import report_thresholds, score_groups, score_report
 from .tables import (
     CORPUS_FORMAT,
-    SUCCESS,
     InputVanished,
     is_transient,
     methods_in,
-    open_store,
     read_against,
     read_retries,
     read_tables,
@@ -110,33 +105,12 @@ def document_columns(config: CorpusConfig) -> tuple[str, ...]:
 PASS_COUNTS = ("emails_masked", "ips_masked", "c4_lines_removed")
 #: Characters of a dropped document's text shown as the report's example of its filter.
 EXCERPT_CHARS = 200
-STAGING = "_staging"
 #: Rows per Arrow batch over the signals (numbers only, about 60 columns: a few MB a batch), where
 #: numpy's cost per batch, not per row, dominates (the sensitivity table, select's verdicts).
 SIGNALS_BATCH_ROWS = 10_000
 #: Rows per Arrow batch of the pass: the quality filters pay about 11 ms per batch (pyarrow
 #: compiles their regexes on every call), 0.01 ms per document at 1,024.
 ARROW_BATCH_ROWS = 1024
-
-
-def prepare_output(spark, config: CorpusConfig) -> OutputStore:
-    """The output's store.  Refuses an output that is an input or an earlier corpus, that exists
-    without ``--overwrite``, or that holds anything contentx did not write (:func:`check_owned`);
-    removes what killed runs left staged."""
-    store = open_store(spark, config.output, "--output", "written")
-    for path in [*config.inputs, *config.against]:
-        if open_store(spark, path, "--input" if path in config.inputs else "--against").uri() == store.uri():
-            raise UserError(f"--output {config.output} is also an input; write the corpus elsewhere")
-    if store.is_file():
-        raise UserError(f"--output {config.output} is a file")
-    entries = store.list()
-    if entries and not config.overwrite:
-        raise UserError(f"--output {config.output} exists and is not empty; pass --overwrite to replace it")
-    if entries:
-        check_owned(store, config.output)
-    if STAGING in entries:
-        store.delete(STAGING)  # a killed run's staging (the old corpus itself stays until commit)
-    return store
 
 
 def _length_bin():
@@ -229,22 +203,6 @@ def first_pass(rows, config: CorpusConfig, settings: PassSettings):
     )
 
 
-@contextmanager
-def _arrow_batch_rows(spark, rows: int):
-    """Arrow batches of ``rows`` rows for the pass (texts of a few KB: a few MB a batch), the
-    session's own setting (256, sized for HTML payloads) restored afterwards."""
-    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
-    before = spark.conf.get(key, None)
-    spark.conf.set(key, str(rows))
-    try:
-        yield
-    finally:
-        if before is None:
-            spark.conf.unset(key)
-        else:
-            spark.conf.set(key, before)
-
-
 def _write_first_pass(
     spark, inputs, config: CorpusConfig, settings: PassSettings, uri: str, lines_uri: str
 ) -> LinePlan | None:
@@ -261,7 +219,7 @@ def _write_first_pass(
     while True:
         try:
             rows = with_drop_reason(inputs.frame(spark), config)
-            with _arrow_batch_rows(spark, ARROW_BATCH_ROWS):
+            with arrow_batch_rows(spark, ARROW_BATCH_ROWS):
                 lines = line_plan(rows, settings, lines_uri) if settings.lines is not None else None
                 if lines is not None:
                     rows, settings_used = lines.rows, lines.settings
@@ -309,40 +267,6 @@ def check_unchanged(spark, inputs) -> None:
             f"--input file {changed[0]}{more} changed while the job read it (replaced, rewritten or "
             "removed); no corpus was written: rerun once the table is stable"
         )
-
-
-def _checkpointer(spark, store: OutputStore, run_dir: tuple[str, ...]):
-    """Reliable checkpoints under the run's staging directory (on the output's filesystem)."""
-    spark.sparkContext.setCheckpointDir(store.uri(*run_dir, "checkpoints"))
-    return lambda df: df.checkpoint(eager=True)
-
-
-def _commit(
-    store: OutputStore,
-    run_dir: tuple[str, ...],
-    report: dict[str, Any],
-    signals: bool = False,
-    plots: Future | None = None,
-) -> dict[str, Any]:
-    """Move the staged documents into place (with ``signals``: the signals, and the staged first
-    pass as ``texts/``), write the report (``plots``: drawn already, :func:`.report.start_plots`),
-    then ``_SUCCESS`` (last).  What ``--overwrite`` replaces (an older corpus or table: all of it
-    contentx's own, checked again now) is removed first, ``_SUCCESS`` first."""
-    check_owned(store, store.output)
-    old = [entry for entry in store.list() if entry != STAGING]
-    for entry in sorted(old, key=lambda e: e != SUCCESS):  # from here on the old output is not whole
-        store.delete(entry)
-    store.rename((*run_dir, "documents"), ("documents",))
-    if signals:
-        store.rename((*run_dir, "signals"), ("signals",))
-        store.rename((*run_dir, "pass"), ("texts",))  # every measured document's text, as if kept
-    report = write_report(report, store, plots)
-    store.write_text(
-        json.dumps({"format": CORPUS_FORMAT, "kept": report["kept"], "finished": report["finished"]}),
-        SUCCESS,
-    )
-    store.delete(STAGING)
-    return report
 
 
 def run(config: CorpusConfig, spark, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
@@ -396,8 +320,8 @@ def run(config: CorpusConfig, spark, progress: Callable[[str], None] | None = No
     for frame in against_frames:
         against = frame if against is None else against.unionByName(frame)
 
-    run_dir = (STAGING, time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:8])
-    checkpoint = _checkpointer(spark, store, run_dir)
+    run_dir = new_run_dir()
+    checkpoint = checkpointer(spark, store, run_dir)
     settings = PassSettings(
         minhash=minhash,
         sketch=near and config.verify_edges,
@@ -692,7 +616,7 @@ def _finish(spark, config, store, run_dir, table, f: Finish, sensitive: Future |
     if input_rows != kept + sum(dropped.values()):  # the counts are the report's promise
         raise RuntimeError(f"counts do not add up: {input_rows} rows, {kept} kept, dropped {dropped}")
     check_totals(by_language, input_rows, kept, dropped)
-    report = _commit(store, run_dir, report, config.signals, plots)
+    report = commit(store, run_dir, report, config.signals, plots)
     say("committed (report and plots written)")
     return report
 

@@ -20,7 +20,7 @@ from .scores import markdown as scores_markdown
 
 
 class Store(Protocol):
-    """Where the report goes (:class:`contentx_udf.spark.output.OutputStore`)."""
+    """Where the report goes (:class:`contentx_udf.runtime.store.OutputStore`)."""
 
     def write_text(self, text: str, *parts: str) -> None: ...
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -38,20 +37,12 @@ import pyarrow as pa  # the Arrow UDF's type hints name it
 from ..errors import UserError, job_main
 from ..runtime.console import StageLines, add_verbose_flag
 from ..runtime.java import check_java
-from ..runtime.session import SHORT_JOB_JAVA_OPTIONS, spark_session
-from ..spark.output import LocalOutputStore, OutputStore, check_local_output, local_store
+from ..runtime.session import SHORT_JOB_JAVA_OPTIONS, arrow_batch_rows, spark_session
+from ..runtime.store import LocalOutputStore, OutputStore, check_local_output, local_store
 from .config import CorpusConfig, config_from_argv
 from .dedup import BUILT_IN_PASS
-from .job import (
-    SIGNALS_BATCH_ROWS,
-    STAGING,
-    Finish,
-    _arrow_batch_rows,
-    _checkpointer,
-    finish,
-    pass_groups,
-    prepare_output,
-)
+from .job import SIGNALS_BATCH_ROWS, Finish, finish, pass_groups
+from .output import checkpointer, new_run_dir, prepare_output
 from .per_document import minhash_columns
 from .quality.settings import PRESETS
 from .quality.signals import SIGNALS, changed_measure_keys, judge
@@ -428,8 +419,8 @@ def run(args: argparse.Namespace, spark, progress: Callable[[str], None] | None 
     if open_store(spark, args.output, "--output").uri() == source.uri():
         raise UserError(f"--output {args.output} is the corpus it selects from; write it elsewhere")
     store = prepare_output(spark, wanted)
-    run_dir = (STAGING, time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:8])
-    checkpoint = _checkpointer(spark, store, run_dir)
+    run_dir = new_run_dir()
+    checkpoint = checkpointer(spark, store, run_dir)
     table, signals, texts = pass_table(spark, source, wanted, args.where)
     say("re-cut planned")
     kept: list = []
@@ -470,7 +461,7 @@ def _recut(spark, args, wanted, store, run_dir, checkpoint, say, started, table,
     (:func:`.job.finish`)."""
     # the pass is judged once and kept (memory, then local disk) for the report's, the dedup's and
     # the documents' jobs: no staged Parquet written and read back
-    with _arrow_batch_rows(spark, SIGNALS_BATCH_ROWS):
+    with arrow_batch_rows(spark, SIGNALS_BATCH_ROWS):
         table = _kept(table, kept)
         # the report's counts per filter and rule, split by newly kept or not: the one job that
         # fills the kept pass also says whether the re-cut keeps documents the build dropped

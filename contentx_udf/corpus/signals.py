@@ -20,7 +20,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ..spark.output import OutputStore
+from ..runtime.store import OutputStore
 from .quality.signals import SIGNALS
 from .quality.verdicts import ratio  # noqa: F401  (the rules' ratio; :func:`failing_counts` follows it)
 from .scores import PREFIX as SCORE_PREFIX
@@ -130,7 +130,7 @@ def signal_columns(scores: Sequence[str] = ()) -> list[str]:
 def write_signals(table, per_document, store: OutputStore, run_dir: tuple[str, ...], argv) -> None:
     """Write ``signals/`` under ``run_dir`` (staged) from the pass ``table`` and the dedup
     ``per_document`` outcomes (``doc_id, outcome, cluster, cluster_size``).  ``texts/`` is the
-    staged pass itself, moved into place at commit (:func:`.job._commit`): no text is written twice."""
+    staged pass itself, moved into place at commit (:func:`.output.commit`): no text is written twice."""
     outcomes = per_document.select("doc_id", "outcome", "cluster", "cluster_size")
     joined = table.join(outcomes, "doc_id", "left")
     scores = [c for c in table.columns if c.startswith(SCORE_PREFIX)]

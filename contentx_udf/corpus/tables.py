@@ -27,7 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ..errors import UserError
-from ..spark.output import MARKERS, STAGING, OutputStore, batch_of
+from ..outputs.table import MARKERS, STAGING, batch_of
+from ..runtime.store import OutputStore
 
 #: Columns an extraction table must have for the corpus job.
 REQUIRED_COLUMNS = (

@@ -145,7 +145,7 @@ def check_args(args: argparse.Namespace) -> None:
 
 
 def _check_output(output: str, overwrite: bool) -> None:
-    from ..spark.inputs import is_remote, local_path
+    from ..runtime.store import is_remote, local_path
 
     if is_remote(output):
         return
@@ -179,7 +179,7 @@ def read_source(spark, source: str, option: str):
     missing, of no known kind, or without a ``text`` column."""
     from pyspark.sql import functions as F
 
-    from ..spark.output import OutputStore
+    from ..runtime.store import OutputStore
     from .tables import read_tables
 
     store = OutputStore(spark, source)
@@ -284,7 +284,7 @@ def validate(model_path: str, valid_path: str) -> tuple[Quality, Quality] | None
 
 def _publish(spark, local_model: str, output: str) -> None:
     """The trained model to ``output``: a rename on the local filesystem, else Hadoop's copy."""
-    from ..spark.inputs import is_remote, local_path
+    from ..runtime.store import is_remote, local_path
 
     if not is_remote(output):
         target = local_path(output)

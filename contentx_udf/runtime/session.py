@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import UserError
@@ -123,3 +124,20 @@ def _archive_plan() -> class_archive.LaunchPlan | str:
         None if directory is None else class_archive.archive_path(directory, class_archive.spark_home(), java)
     )
     return class_archive.launch_plan(archive, Path(os.environ.get("SPARK_CONF_DIR") or CONF_DIR))
+
+
+@contextmanager
+def arrow_batch_rows(spark, rows: int):
+    """Arrow batches of ``rows`` rows for the Arrow UDFs run inside the block (the corpus job's texts
+    of a few KB: a few MB a batch), the session's own setting (256, sized for HTML payloads)
+    restored afterwards."""
+    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    before = spark.conf.get(key, None)
+    spark.conf.set(key, str(rows))
+    try:
+        yield
+    finally:
+        if before is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, before)

@@ -11,8 +11,8 @@ from typing import Any
 from ..errors import UserError
 from ..paths import CONF_DIR
 from ..runtime.console import add_verbose_flag
+from ..runtime.store import is_remote
 from ..settings import CHOICES, DEFAULT_METHOD, METHODS, resolve_params
-from .inputs import is_remote
 
 #: Default payload cut, as Common Crawl's own (it truncates payloads at 1 MiB).
 DEFAULT_MAX_HTML_BYTES = 1_048_576

@@ -9,22 +9,9 @@ import re
 from collections.abc import Sequence
 
 from ..errors import UserError
+from ..runtime.store import is_remote, is_url, local_path
 
 _CC_PATH_RE = re.compile(r"crawl-data/(CC-MAIN-\d{4}-\d{2})/segments/([^/]+)/")
-
-
-def _is_url(path: str) -> bool:
-    return bool(re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", path))
-
-
-def is_remote(path: str) -> bool:
-    """A URL other than ``file://`` (https, s3, s3a, hdfs, ...)."""
-    return _is_url(path) and not path.startswith("file://")
-
-
-def local_path(path: str) -> str:
-    """A local path or ``file://`` URL as a local path."""
-    return path[len("file://") :] if path.startswith("file://") else path
 
 
 def _is_listing(path: str) -> bool:
@@ -54,7 +41,7 @@ def _read_listing(path: str) -> list[str]:
 
 
 def _join_base(base: str, rel: str) -> str:
-    if _is_url(base):
+    if is_url(base):
         return base.rstrip("/") + "/" + rel.lstrip("/")
     return os.path.join(os.path.abspath(base), rel)
 
@@ -78,7 +65,7 @@ def expand_inputs(inputs: Sequence[str], base_url: str | None) -> list[tuple[str
             if not lines:
                 raise UserError(f"input listing {item} is empty")
             for rel in lines:
-                if _is_url(rel):
+                if is_url(rel):
                     found.append((rel, rel))
                 elif base_url is None:
                     raise UserError(

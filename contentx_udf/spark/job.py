@@ -36,24 +36,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import UserError, job_main
+from ..outputs.table import FILES_METHOD, STAGING, commit_batch, prepare_output
 from ..runtime import class_archive
 from ..runtime.java import check_java
 from ..runtime.session import spark_session
+from ..runtime.store import LocalOutputStore, OutputStore, check_local_output, local_path, output_store
 from .config import JobConfig, build_config, build_parser, check_lid_model, output_writer
-from .inputs import expand_inputs, files_of_tasks, input_tasks, local_path, task_frame
-from .output import (
-    STAGING,
-    LocalOutputStore,
-    OutputStore,
-    check_local_output,
-    commit_batch,
-    output_store,
-    prepare_output,
-)
+from .inputs import expand_inputs, files_of_tasks, input_tasks, task_frame
 from .pieces import apply_check, check_pieces, write_file_stats
 from .progress import Progress, count_files
 from .worker import (
-    FILES_METHOD,
     NO_METHOD,
     STATS_COLUMNS,
     WorkerSettings,
@@ -249,7 +241,7 @@ def run(config: JobConfig, spark=None, files: list[tuple[str, str]] | None = Non
         spark = spark_session("contentx-extract-warc", driver_java_options(config), config.verbose)
     lid_model = ship_lid_model(spark, config.lid_model)  # checked before the output is touched
     store = output_store(spark, config.output)
-    done = prepare_output(store, config)
+    done = prepare_output(store, config.output, config.overwrite, config.resume)
     todo = [f for f in files if f[1] not in done]
     size = config.files_per_batch or len(todo) or 1
     stats_rows = []

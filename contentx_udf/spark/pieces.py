@@ -21,7 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .worker import FILES_METHOD, PIECE_KEYS, is_piece, part_name
+from ..outputs.table import FILES_METHOD
+from .worker import PIECE_KEYS, is_piece, part_name
 
 #: Statistics keys that are not added up over the pieces of a file: the smallest wins.
 _MIN_KEYS = ("compiled_passes", "compiled_language_id")

@@ -81,7 +81,7 @@ def records_read(batch) -> int:
     statistics rows (all rows with the workers' writer; those of method ``_files`` with Spark's)."""
     import pyarrow.compute as pc
 
-    from .worker import FILES_METHOD
+    from ..outputs.table import FILES_METHOD
 
     names = batch.schema.names
     if "scores" not in names or batch.num_rows == 0:

@@ -11,13 +11,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ..outputs.table import FILES_METHOD
 from ..runtime.worker_env import freeze_long_lived, prepare_worker
 from .inputs import crawl_and_segment
 
 #: Method name of rows that carry no extraction (skipped or failed records).
 NO_METHOD = "none"
 #: Internal partition of the per-file statistics rows (moved under ``_contentx/files``).
-FILES_METHOD = "_files"
 
 OUTPUT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("url", "string"),

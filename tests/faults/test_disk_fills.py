@@ -21,8 +21,8 @@ import pytest
 
 from contentx_udf import cli
 from contentx_udf.errors import disk_full_line
+from contentx_udf.runtime.store import LocalOutputStore
 from contentx_udf.spark import job
-from contentx_udf.spark.output import LocalOutputStore
 
 from ..spark.cluster import JOB, REPO, loopback_env
 from ..spark.test_job import _comparable, config

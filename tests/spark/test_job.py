@@ -15,9 +15,10 @@ from pyspark.sql import functions as F
 from warcio.archiveiterator import ArchiveIterator
 
 from contentx_udf.errors import UserError
+from contentx_udf.outputs import table as job_table
+from contentx_udf.runtime import store as job_store
 from contentx_udf.spark import inputs as job_inputs
 from contentx_udf.spark import job
-from contentx_udf.spark import output as job_output
 from contentx_udf.spark import worker as job_worker
 from contentx_udf.spark.config import JobConfig
 from contentx_udf.spark.inputs import expand_inputs
@@ -270,8 +271,8 @@ def test_resume_after_a_killed_run_gives_the_uninterrupted_table(spark, tmp_path
     killed = tmp_path / "killed"
     cfg = config(inputs, killed, methods=methods, files_per_batch=1)
     files = expand_inputs(cfg.inputs, None)
-    store = job_output.OutputStore(spark, str(killed))
-    job_output.prepare_output(store, cfg)
+    store = job_store.OutputStore(spark, str(killed))
+    job_table.prepare_output(store, cfg.output, cfg.overwrite, cfg.resume)
     job.run_batch(spark, store, files[:1], cfg, "20260101T000000-aaaaaaaa")
     # second batch: parts moved into place, then "killed" before its commit marker
     job.run_batch(spark, store, files[1:2], cfg, "20260101T000001-bbbbbbbb")

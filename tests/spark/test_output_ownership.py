@@ -1,7 +1,7 @@
 """``--overwrite`` (and ``--resume``) only over contentx's own output: a folder holding anything
 contentx did not write (a file next to a finished output, a file in a subfolder, an empty folder of
 another name) is refused with one line naming a foreign file, exit 2, and nothing in it is touched;
-for ``run``, ``corpus`` and ``select`` alike (:func:`contentx_udf.spark.output.check_owned`)."""
+for ``run``, ``corpus`` and ``select`` alike (:func:`contentx_udf.runtime.store.check_owned`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import pytest
 
 from contentx_udf import cli
 from contentx_udf.errors import UserError
-from contentx_udf.spark import output
+from contentx_udf.outputs import table
+from contentx_udf.runtime import store as output
 from contentx_udf.spark.config import JobConfig
 
 from ..conftest import TEST_DATA
@@ -117,7 +118,7 @@ def test_prepare_output_refuses_before_it_deletes(tmp_path):
     for flag in ("overwrite", "resume"):
         config = JobConfig(inputs=[str(SAMPLE)], output=str(out), **{flag: True})
         with pytest.raises(UserError, match=r"holds files contentx did not write \(my-thesis.txt\)"):
-            output.prepare_output(store, config)
+            table.prepare_output(store, config.output, config.overwrite, config.resume)
         assert snapshot(out) == before
 
 

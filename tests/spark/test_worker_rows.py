@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from contentx_udf.outputs.table import FILES_METHOD
 from contentx_udf.settings import resolve_params
 from contentx_udf.spark import worker
 from contentx_udf.text.language import detect_language, text_hash
@@ -39,7 +40,7 @@ def test_rows_carry_the_language_and_hash_of_their_text(monkeypatch, batch_rows)
         assert worker.PENDING_LANGUAGE not in row
         if row["method"] in METHODS and row.get("status") != "ok":
             assert row.get("language") is None and row.get("text_hash") is None
-    assert rows[-1]["method"] == worker.FILES_METHOD  # the statistics row comes last
+    assert rows[-1]["method"] == FILES_METHOD  # the statistics row comes last
 
 
 def test_rows_are_the_same_in_any_grouping(monkeypatch):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from contentx_udf.outputs.table import FILES_METHOD
 from contentx_udf.spark import worker
 from contentx_udf.spark.pieces import chain
 from contentx_udf.warc.split import record_start, splittable, starts_warc_member
@@ -24,7 +25,7 @@ def _rows_and_counts(sets: list[list[dict]]) -> tuple[list[dict], Counter]:
     rows, counts = [], Counter()
     for piece in sets:
         for row in piece:
-            if row.get("method") == worker.FILES_METHOD:
+            if row.get("method") == FILES_METHOD:
                 for key, value in row["scores"]:
                     if key.startswith(("records.", "rows.", "content_records")):
                         counts[key] += value

@@ -1,24 +1,32 @@
-"""The output directory: its stores (local, Hadoop FileSystem), who owns it and the batch commit protocol.
-
-``DIR/_contentx/staging/<batch>`` receives a batch; :func:`commit_batch` moves its parts into
-place and writes the batch's marker (``DIR/_contentx/batches/<batch>.json``);
-:func:`prepare_output` removes what an uncommitted batch left behind and tells ``--resume``
-which input files are done.
-"""
+"""The filesystem store both jobs write and read through (local with the os module, anything else
+through Hadoop's FileSystem: HDFS, s3a, viewfs), local and remote paths told apart, and who owns an
+output directory (:func:`check_owned`: ``--overwrite`` and ``--resume`` only over contentx's own
+files).  The layouts written with it are :mod:`contentx_udf.outputs`'."""
 
 from __future__ import annotations
 
 import contextlib
 import fnmatch
-import json
 import os
 import re
 import shutil
 
 from ..errors import UserError
-from .config import JobConfig
-from .inputs import is_remote, local_path
-from .worker import FILES_METHOD
+
+
+def is_url(path: str) -> bool:
+    """``scheme://...`` (any scheme, ``file://`` included)."""
+    return bool(re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", path))
+
+
+def is_remote(path: str) -> bool:
+    """A URL other than ``file://`` (https, s3, s3a, hdfs, ...)."""
+    return is_url(path) and not path.startswith("file://")
+
+
+def local_path(path: str) -> str:
+    """A local path or ``file://`` URL as a local path."""
+    return path[len("file://") :] if path.startswith("file://") else path
 
 
 class OutputStore:
@@ -211,10 +219,6 @@ def output_store(spark, output: str) -> OutputStore | LocalOutputStore:
     return OutputStore(spark, output)
 
 
-MARKERS = ("_contentx", "batches")
-FILE_STATS = ("_contentx", "files")
-STAGING = ("_contentx", "staging")
-
 #: Every path contentx writes in an output directory (``fnmatch`` patterns, one per ``/``-separated
 #: segment; ``**`` matches whatever lies below): the extraction table of ``contentx run`` and the
 #: corpus of ``contentx corpus`` and ``select``.  A command that writes another layout adds its
@@ -288,74 +292,6 @@ def check_owned(store: OutputStore | LocalOutputStore, output: str, option: str 
             f"{option} {output} holds files contentx did not write ({foreign[0]}{more}); "
             "nothing was touched: move them away or choose another directory"
         )
-
-
-def prepare_output(store: OutputStore | LocalOutputStore, config: JobConfig) -> set[str]:
-    """Check/clean the output location; return the input files already done (``--resume``)."""
-    if store.is_file():
-        raise UserError(f"output path is a file, not a directory: {config.output}")
-    if not store.exists() or not store.list():
-        return set()
-    if not config.overwrite and not config.resume:
-        raise UserError(
-            f"output {config.output} already exists; pass --resume to add the inputs not yet processed, "
-            "or --overwrite to replace it"
-        )
-    check_owned(store, config.output)  # --overwrite and --resume alike: only over contentx's own files
-    if config.overwrite:
-        store.delete()
-        return set()
-    # a run stopped in its first batch (killed, or a full disk) has left only its staging area
-    if not store.exists(MARKERS[0]) and not store.exists("_summary.json"):
-        raise UserError(
-            f"output {config.output} exists but was not written by `contentx run`; refusing to resume into it"
-        )
-    committed = {name[: -len(".json")] for name in store.list(*MARKERS) if name.endswith(".json")}
-    done: set[str] = set()
-    for batch_id in committed:
-        marker = json.loads(store.read_text(*MARKERS, f"{batch_id}.json"))
-        done.update(marker["files"])
-    # a run killed after moving some part files but before its marker: remove them
-    for entry in store.list():
-        if entry.startswith("method="):
-            for part in store.list(entry):
-                batch = batch_of(part)
-                if batch is not None and batch not in committed:
-                    store.delete(entry, part)
-    for batch in store.list(*FILE_STATS):
-        if batch not in committed:
-            store.delete(*FILE_STATS, batch)
-    store.delete(*STAGING)
-    return done
-
-
-def batch_of(part_name: str) -> str | None:
-    m = re.match(r"^b(\d{8}T\d{6}-[0-9a-f]{8})-", part_name)
-    return m.group(1) if m else None
-
-
-def commit_batch(store: OutputStore | LocalOutputStore, batch_id: str, names: list[str]) -> None:
-    """Move the staged parts of a batch into place, names prefixed with the batch id, then write
-    its marker (the input files ``names``) and remove its staging directory."""
-    for entry in store.list(*STAGING, batch_id):
-        if not entry.startswith("method="):
-            continue
-        method = entry[len("method=") :]
-        parts = [p for p in store.list(*STAGING, batch_id, entry) if p.endswith(".parquet")]
-        if method == FILES_METHOD:
-            store.mkdirs(*FILE_STATS, batch_id)
-            for part in parts:
-                store.rename((*STAGING, batch_id, entry, part), (*FILE_STATS, batch_id, part))
-            continue
-        store.mkdirs(entry)
-        for part in parts:
-            store.rename((*STAGING, batch_id, entry, part), (entry, f"b{batch_id}-{part}"))
-    store.write_text(
-        json.dumps({"batch": batch_id, "files": list(names)}, indent=1),
-        *MARKERS,
-        f"{batch_id}.json",
-    )
-    store.delete(*STAGING, batch_id)
 
 
 def check_local_output(output: str, replace: bool = False) -> None:
