@@ -32,7 +32,14 @@ cdef extern from *:
     """
     /* a float read at any address (the input matrix sits where the dictionary ends in the file) */
     typedef float ufloat __attribute__((aligned(1)));
-    static inline void q_prefetch(const void *p) { __builtin_prefetch(p, 0, 1); }
+    static inline void q_prefetch(const void *p) { __builtin_prefetch(p, 0, 3); }
+    /* a row of `bytes` bytes: every cache line it spans, into all the caches */
+    static inline void q_prefetch_row(const void *p, long bytes) {
+        const char *c = (const char *)p;
+        long k;
+        for (k = 0; k < bytes; k += 64) __builtin_prefetch(c + k, 0, 3);
+        __builtin_prefetch(c + bytes - 1, 0, 3);
+    }
     /* h % d for a 64-bit h (Lemire's fastmod_u64): M = 2**128 / d rounded up */
     static inline uint64_t q_mod64(uint64_t h, uint64_t m_lo, uint64_t m_hi, uint64_t d) {
         __uint128_t M = ((__uint128_t)m_hi << 64) | m_lo;
@@ -48,6 +55,7 @@ cdef extern from *:
     """
     ctypedef float ufloat
     void q_prefetch(const void *p) nogil
+    void q_prefetch_row(const void *p, long bytes) nogil
     uint64_t q_mod64(uint64_t h, uint64_t m_lo, uint64_t m_hi, uint64_t d) nogil
     void q_magic(uint64_t d, uint64_t *lo, uint64_t *hi) nogil
 
@@ -60,12 +68,12 @@ cdef extern from "Python.h":
 DEF LOSS_HS = 1
 DEF LOSS_SOFTMAX = 3
 DEF LOSS_OVA = 4
-DEF PREFETCH = 6
 cdef const char *EOS = "</s>"
 
 
 cdef struct Model:
     int dim
+    long row_bytes  # bytes of an input row (dense: dim floats; quantized: its codes)
     int minn
     int maxn
     int nwords
@@ -459,13 +467,13 @@ cdef int _line_rows(const Model *m, const char *s, Py_ssize_t size, bint prepare
                     return -1
                 for k in range(m.sub_off[wid], m.sub_off[wid + 1]):
                     row = m.sub_ids[k]
-                    q_prefetch(_row_address(m, row))
+                    q_prefetch_row(_row_address(m, row), m.row_bytes)
                     r.ids[r.n] = row
                     r.n += 1
             else:
                 if _grow(r, 1) < 0:
                     return -1
-                q_prefetch(_row_address(m, wid))
+                q_prefetch_row(_row_address(m, wid), m.row_bytes)
                 r.ids[r.n] = wid
                 r.n += 1
         elif not eos and m.maxn > 0:
@@ -486,7 +494,7 @@ cdef int _line_rows(const Model *m, const char *s, Py_ssize_t size, bint prepare
                 hh = hh * <uint64_t>116049371 + <uint64_t><int64_t>hashes.ids[length]
                 _push_hash(m, r, <int32_t>q_mod64(hh, m.magic_lo, m.magic_hi, m.bucket))
                 if r.n > k:
-                    q_prefetch(_row_address(m, r.ids[r.n - 1]))
+                    q_prefetch_row(_row_address(m, r.ids[r.n - 1]), m.row_bytes)
                     k = r.n
     return 0
 
@@ -589,9 +597,7 @@ cdef void _predict(const Model *m, const Rows *r, float *hidden, float *out) noe
         return
     for j in range(m.dim):
         hidden[j] = 0.0
-    for k in range(r.n):
-        if k + PREFETCH < r.n:
-            q_prefetch(_row_address(m, r.ids[k + PREFETCH]))
+    for k in range(r.n):  # (each row was prefetched when it was found)
         _add_row(m, hidden, r.ids[k])
     scale = <float>(1.0 / <double>r.n)
     for j in range(m.dim):
@@ -668,6 +674,7 @@ cdef class Scorer:
         cdef const int32_t[::1] keys_view, values_view
         self._keep = []
         m.dim = model.dim
+        m.row_bytes = 4 * model.dim
         m.minn = model.minn
         m.maxn = model.maxn
         m.nwords = model.nwords
@@ -743,6 +750,7 @@ cdef class Scorer:
             m.dense = <const ufloat *>_pointer(inp)
         else:
             m.quantized = 1
+            m.row_bytes = inp.nsubq
             m.qnorm = inp.qnorm
             m.nsubq = inp.nsubq
             m.dsub = inp.dsub
