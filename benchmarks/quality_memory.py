@@ -13,8 +13,9 @@ The model: a fastText supervised model trained here by fasttext-new on a few WCX
 3. after reading every row of the input matrix (the worst case: every page of the file mapped in
    both processes).
 
-and each worker's own (anonymous) memory grown after scoring: the dictionary's look-up tables,
-what a worker pays per model beyond the shared file.
+and each worker's own (anonymous) memory once the model is open (the dictionary's look-up tables:
+what a worker pays per model beyond the shared file) and after scoring (with the scoring's own
+buffers, and the UTF-8 copies CPython keeps of the non-ASCII texts scored from a list of str).
 
 The two workers hold their mappings until both have measured.  The goal (issue 42): the summed PSS
 grows by at most 1.3 x the model's size.  ``--with-fasttext`` also measures fastText's own
@@ -63,6 +64,7 @@ def worker(kind: str, model: str, texts: list[str], barrier, results) -> None:
         from contentx_udf import QualityModel
 
         m = QualityModel.open(model)
+        opened = rollup_kb("Anonymous")
         m.score(texts)
         barrier.wait()
         scored, anon = pss_kb(), rollup_kb("Anonymous")
@@ -77,6 +79,7 @@ def worker(kind: str, model: str, texts: list[str], barrier, results) -> None:
         from contentx_udf.text.classifier import prepare
 
         m = fasttext.load_model(model)
+        opened = rollup_kb("Anonymous")
         for t in texts:
             m.predict(prepare(t), k=-1)
         barrier.wait()
@@ -86,7 +89,7 @@ def worker(kind: str, model: str, texts: list[str], barrier, results) -> None:
         barrier.wait()
         full = pss_kb()
     barrier.wait()  # (both measured: the mappings go only now)
-    results.put((os.getpid(), base, scored, full, total, anon - base_anon))
+    results.put((os.getpid(), base, scored, full, total, anon - base_anon, opened - base_anon))
 
 
 def measure(kind: str, model: str, texts: list[str]) -> list[tuple]:
@@ -139,7 +142,8 @@ def main() -> int:
                 f"pss_growth_after_scoring_mb={scored / 1024:,.0f} ({scored / size_kb:.3f} x model) "
                 f"pss_growth_every_row_read_mb={full / 1024:,.0f} ({full / size_kb:.3f} x model) "
                 f"per_worker_mb={[round((r[3] - r[1]) / 1024) for r in rows]} "
-                f"private_per_worker_mb={[round(r[5] / 1024, 1) for r in rows]}",
+                f"private_per_worker_mb: opened={[round(r[6] / 1024, 1) for r in rows]} "
+                f"scored={[round(r[5] / 1024, 1) for r in rows]}",
                 flush=True,
             )
     return 0

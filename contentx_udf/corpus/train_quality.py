@@ -213,7 +213,7 @@ def _labelled_lines(spark, positive, negative, n: int, counts: tuple[int, int], 
     training line (label, space, the prepared text)."""
     from pyspark.sql import functions as F
 
-    prepared = F.udf(prepare, "string")
+    prepared = F.udf(lambda text: prepare(text), "string")  # (no type hints for Spark to read)
 
     parts = []
     for df, label, count, salt in (

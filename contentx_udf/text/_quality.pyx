@@ -866,3 +866,25 @@ cdef class Scorer:
                     raise MemoryError()
                 _predict(&self.m, &self.rows, self.hidden, &out[i, 0])
             i += 1
+
+    def probabilities_utf8(self, size_t address, Py_ssize_t size, const int64_t[::1] offsets,
+                           const uint8_t[::1] nulls, float[:, ::1] out):
+        """:meth:`probabilities` of the UTF-8 strings of an Arrow string array read where they
+        are (no Python string made): string ``i`` is ``data[offsets[i]:offsets[i + 1]]`` of the
+        ``size`` bytes at ``address``; a row whose ``nulls`` is set is left as it is."""
+        cdef Py_ssize_t i, n = offsets.shape[0] - 1
+        cdef const char *data = <const char *>address
+        cdef int64_t start, end
+        if nulls.shape[0] < n or out.shape[0] < n or out.shape[1] < self.m.osz:
+            raise ValueError("nulls or out too small")
+        for i in range(n):
+            if nulls[i]:
+                continue
+            start = offsets[i]
+            end = offsets[i + 1]
+            if start < 0 or end < start or end > size:
+                raise ValueError("offsets out of the data")
+            if _line_rows(&self.m, data + start, end - start, True, &self.rows, &self.hashes,
+                          &self.tokens) < 0:
+                raise MemoryError()
+            _predict(&self.m, &self.rows, self.hidden, &out[i, 0])

@@ -115,6 +115,8 @@ class QualityModel:
         """fastText's probability of each label (columns in :attr:`labels` order) for each text
         (rows), float32; a label fastText leaves out (below its threshold) is 0 and a None text
         NaN.  The texts are prepared with :func:`prepare` unless ``prepared``."""
+        if self._compiled is not None and not prepared and _arrow_strings(texts):
+            return self._arrow_probabilities(texts)
         items = _strings(texts)
         out = np.full((len(items), len(self.labels)), np.nan, dtype=np.float32)
         if self._compiled is not None and not prepared:
@@ -129,6 +131,28 @@ class QualityModel:
                 self._compiled.predict(data, out[i])
             else:
                 out[i] = self._python_scorer().predict(data)
+        return out
+
+    def _arrow_probabilities(self, texts: Any) -> np.ndarray:
+        """:meth:`probabilities` of an Arrow string array (or chunked array), its UTF-8 bytes
+        scored where they are: no Python string is made."""
+        import pyarrow as pa
+
+        chunks = texts.chunks if hasattr(texts, "chunks") else [texts]
+        out = np.full((len(texts), len(self.labels)), np.nan, dtype=np.float32)
+        row = 0
+        for chunk in chunks:
+            n = len(chunk)
+            if n:
+                _validity, offsets, data = chunk.buffers()[:3]
+                wide = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+                offs = np.frombuffer(offsets, dtype=wide)[chunk.offset : chunk.offset + n + 1]
+                nulls = np.ascontiguousarray(chunk.is_null().to_numpy(zero_copy_only=False), dtype=np.uint8)
+                address, size = (data.address, data.size) if data is not None else (0, 0)
+                self._compiled.probabilities_utf8(
+                    address, size, offs.astype(np.int64), nulls, out[row : row + n]
+                )
+            row += n
         return out
 
     def score(self, texts: Iterable[str | None] | Any, label: str = DEFAULT_LABEL) -> np.ndarray:
@@ -151,6 +175,16 @@ def quality_scores(
     list of str or a pyarrow string array.  Equals fastText's
     ``model.predict(prepare(text), k=-1)`` within 1e-5."""
     return QualityModel.open(path).score(texts, label)
+
+
+def _arrow_strings(texts: Any) -> bool:
+    """Whether ``texts`` is a pyarrow string array or chunked array (str or large_str)."""
+    kind = getattr(texts, "type", None)
+    if kind is None or not hasattr(texts, "to_pylist"):
+        return False
+    import pyarrow as pa
+
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
 
 
 def _strings(texts: Iterable[str | None] | Any) -> Sequence[str | None]:

@@ -138,6 +138,11 @@ def test_quality_scores_api(models, texts):
     assert np.abs(scores[:-1] - ref).max() <= 1e-6
     arrow = quality_scores(pa.array(docs, pa.large_string()), models["bigram"], label="hq")
     np.testing.assert_array_equal(arrow, scores)
+    # Arrow strings are scored where they lie: chunks, slices (an offset into the buffers), nulls
+    chunked = pa.chunked_array([pa.array(docs[:7], pa.large_string()), pa.array(docs[7:], pa.large_string())])
+    np.testing.assert_array_equal(quality_scores(chunked, models["bigram"]), scores)
+    sliced = pa.array(docs).slice(3, 15)
+    np.testing.assert_array_equal(quality_scores(sliced, models["bigram"]), scores[3:18])
     cc = quality_scores(docs[:-1], models["bigram"], label="__label__cc")
     assert np.abs(cc + scores[:-1] - 1).max() < 1e-4  # (two labels: each is 1 - the other, + 1e-5 each)
 
