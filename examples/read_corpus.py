@@ -37,6 +37,10 @@ def main(corpus: Path, language: str | None = None) -> int:
     for lang, docs, chars, with_dups in per_language:
         print(f"{lang:<10} {docs:>10} {chars:>11} {with_dups:>22}")
     duckdb_total = sum(row[1] for row in per_language)
+    if not duckdb_total:  # every input row was dropped (report.md says by which filter)
+        print(f"\nno documents in {corpus}: every input row was dropped (see {corpus / 'report.md'})")
+        print(f"\ndocuments: 0 (DuckDB), {ds.dataset(documents, format='parquet').count_rows()} (pyarrow)")
+        return 0
 
     # pyarrow: a dataset over the same files, a column selection and a filter pushed into the scan;
     # then pandas for the rest.

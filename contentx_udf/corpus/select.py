@@ -524,9 +524,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
 
     def body(args) -> int:
+        check_local_output(args.output, replace=args.overwrite)
         if (local := local_store(args.source)) is not None:  # the user's mistakes said before the JVM
             check_source(local, args)
-        check_local_output(args.output, replace=args.overwrite)
         check_java()
         documents = local_documents(args.source)
         short = documents is not None and documents <= SHORT_RECUT_MAX_DOCUMENTS

@@ -3,7 +3,7 @@ corpus job, side by side:
 
 * ``DIR/_contentx/staging/<batch>`` (:data:`STAGING`) receives a batch's parts;
 * :func:`commit_batch` moves them into place (``method=NAME/b<batch>-part-*.parquet``; the batch's
-  file statistics, ``method=_files``, to ``DIR/_contentx/files/<batch>``) and then writes the
+  file statistics, ``method=_files``, to ``DIR/_contentx/files/<batch>/*.pq``) and then writes the
   batch's marker (``DIR/_contentx/batches/<batch>.json``, :data:`MARKERS`): a part is committed
   when its batch's marker exists (:func:`batch_of`, :func:`committed_batches`);
 * :func:`prepare_output` removes what an uncommitted batch left behind and tells ``--resume``
@@ -20,6 +20,11 @@ from ..runtime.store import LocalOutputStore, OutputStore, check_owned
 
 MARKERS = ("_contentx", "batches")
 FILE_STATS = ("_contentx", "files")
+#: The extension of the per-file statistics (Parquet) under :data:`FILE_STATS`: not ``.parquet``,
+#: so that a glob over the table (DuckDB's ``read_parquet('DIR/**/*.parquet',
+#: hive_partitioning=true)``) finds the table's files only (pyarrow, pandas and Spark leave out
+#: ``_contentx/`` by its leading underscore).
+STATS_SUFFIX = ".pq"
 STAGING = ("_contentx", "staging")
 #: The ``method`` of the per-file statistics rows (``method=_files``), committed to :data:`FILE_STATS`.
 FILES_METHOD = "_files"
@@ -88,7 +93,8 @@ def commit_batch(store: OutputStore | LocalOutputStore, batch_id: str, names: li
         if method == FILES_METHOD:
             store.mkdirs(*FILE_STATS, batch_id)
             for part in parts:
-                store.rename((*STAGING, batch_id, entry, part), (*FILE_STATS, batch_id, part))
+                stats = part[: -len(".parquet")] + STATS_SUFFIX
+                store.rename((*STAGING, batch_id, entry, part), (*FILE_STATS, batch_id, stats))
             continue
         store.mkdirs(entry)
         for part in parts:

@@ -12,8 +12,9 @@ WARCs where the plan cuts them so that every core gets an equal share (:func:`.i
 
 Output layout (``--output DIR``)::
 
-    DIR/method=<m>/part-<batch>-*.parquet   the table, partitioned by method
-    DIR/_contentx/files/<batch>/*.parquet   one row per input file (counts by WARC type, errors)
+    DIR/method=<m>/b<batch>-part-*.parquet  the table, partitioned by method
+    DIR/_contentx/files/<batch>/*.pq        one row per input file (counts by WARC type, errors;
+                                            Parquet, named so that DIR/**/*.parquet is the table)
     DIR/_contentx/batches/<batch>.json      commit marker of a batch (its input files)
     DIR/_summary.json                       summary of the last run
 

@@ -29,9 +29,9 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _run(*args: str | Path, check: bool = True) -> subprocess.CompletedProcess:
+def _run(*args: str | Path, check: bool = True, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     result = subprocess.run(
-        [str(a) for a in args], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=900
+        [str(a) for a in args], cwd=cwd, env=_env(), capture_output=True, text=True, timeout=900
     )
     if check and result.returncode != 0:
         raise AssertionError(f"{args} exited {result.returncode}:\n{result.stdout}\n{result.stderr}")
@@ -113,3 +113,33 @@ def test_evaluate_on_your_own_gold_set(tmp_path):
     for method in ("combined", "cectd-ds"):
         assert scores[method]["precision"] > scores["full-text"]["precision"]
         assert scores[method]["f1"] > scores["full-text"]["f1"]
+
+
+def test_evaluate_own_gold_writes_its_default_results_under_output(tmp_path):
+    """Without RESULTS.json the scores go to output/evaluation.json of the directory it runs in
+    (in a clone: the ignored output/), never next to the user's own files."""
+    out = _run(EXAMPLES / "evaluate_own_gold.sh", cwd=tmp_path)
+    assert "(2 pages)" in out.stdout
+    assert [p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")] == [
+        "output",
+        "output/evaluation.json",
+    ]
+    assert json.loads((tmp_path / "output" / "evaluation.json").read_text())["n_pages"] == 2
+
+
+def test_read_corpus_on_a_corpus_without_documents(tmp_path):
+    """A finished corpus that kept nothing: one line saying so, the counts, exit 0."""
+    import pyarrow as pa
+
+    corpus = tmp_path / "empty"
+    (corpus / "documents").mkdir(parents=True)
+    schema = pa.schema(
+        [("url", pa.string()), ("language", pa.string()), ("text_length", pa.int32()),
+         ("duplicate_count", pa.int64()), ("text", pa.string())]
+    )  # fmt: skip
+    pq.write_table(schema.empty_table(), corpus / "documents" / "part-00000.parquet")
+    (corpus / "_SUCCESS").write_text("{}")
+    out = _run(sys.executable, EXAMPLES / "read_corpus.py", corpus)
+    assert f"no documents in {corpus}: every input row was dropped" in out.stdout
+    assert "Empty DataFrame" not in out.stdout and "None" not in out.stdout
+    assert out.stdout.splitlines()[-1] == "documents: 0 (DuckDB), 0 (pyarrow)"

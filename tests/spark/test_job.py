@@ -10,6 +10,7 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import functions as F
 from warcio.archiveiterator import ArchiveIterator
@@ -597,3 +598,24 @@ def test_each_failed_input_is_a_file_error_and_a_run_where_all_failed_exits_1(sp
     assert summary["files_processed"] == 1 and summary["files_failed"] == 0
     assert summary["file_errors"][str(crawl / "cut.warc.gz")].startswith("truncated: ")
     assert f"file error: {crawl / 'cut.warc.gz'}: truncated: " in capsys.readouterr().out
+
+
+def test_the_table_reads_with_a_plain_glob_in_duckdb_pandas_pyarrow_and_spark(spark, sample_run):
+    """The bookkeeping under ``_contentx/`` (per-file statistics, markers) is in no reader's way:
+    DuckDB's ``**/*.parquet`` with hive partitioning, pandas and pyarrow on the folder, Spark."""
+    import duckdb
+    import pandas as pd
+    import pyarrow.dataset as ds
+
+    out, summary = sample_run
+    expected = Counter(r["method"] for r in read_table(spark, out).select("method").collect())
+    assert set(expected) == {"cectd-ds", "coreex"}
+    glob = f"read_parquet('{out}/**/*.parquet', hive_partitioning=true)"
+    got = duckdb.sql(f"select method, count(*) from {glob} group by all").fetchall()
+    assert dict(got) == expected
+    assert Counter(pd.read_parquet(out)["method"]) == expected
+    table = ds.dataset(str(out), partitioning="hive").to_table()
+    assert Counter(table.column("method").to_pylist()) == expected
+    stats = list((out / "_contentx" / "files").rglob("*"))  # the statistics are there, as Parquet
+    assert [p.suffix for p in stats if p.is_file()] == [".pq"]
+    assert pq.read_table(next(p for p in stats if p.is_file())).num_rows == summary["files_processed"]
