@@ -589,7 +589,7 @@ def test_each_failed_input_is_a_file_error_and_a_run_where_all_failed_exits_1(sp
         assert reason in summary["file_errors"][path], (name, summary["file_errors"])
         assert any(line.startswith(f"file error: {path}: ") and reason in line for line in said), name
     assert "file errors: 4 of 4 files (4 gave no record)" in captured.out
-    last = [line for line in captured.err.splitlines() if line.startswith("contentx run: ")]
+    last = [line for line in captured.err.splitlines() if line.startswith("contentx run: error")]
     assert last == ["contentx run: error: every input file failed (4 of 4: see the file errors above); "
                     "the table holds only their error rows"]  # fmt: skip
     (crawl / "cut.warc.gz").write_bytes(SAMPLE.read_bytes()[:30000])
