@@ -20,6 +20,11 @@
    MinHash pipeline in the FineWeb configuration (``benchmarks/datatrove_minhash.py``), with the
    same 2 workers, in the same run.  Needs the ``bench`` extra.
 
+5. **Token counts** (``--tokenizer FILE``, or ``--tokenizer bpe``: a byte-level BPE of 32,000 ids
+   trained here on the line pool with ``tokenizers``' own trainer): each build is run again with
+   ``--tokenizer``, right after the one without, and the time it adds is printed
+   (``token_overhead``).
+
 Ends with a ``RESULT`` line.  A benchmark, not a test: it prints figures.
 """
 
@@ -289,6 +294,22 @@ class PeakRss:
             self._stop.wait(0.2)
 
 
+def train_bpe(lines: list[str], path: Path, vocab: int = 32_000) -> None:
+    """A byte-level BPE of ``vocab`` ids trained on ``lines`` with ``tokenizers``' own trainer."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab,
+        special_tokens=["<|endoftext|>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
+    tokenizer.train_from_iterator(lines, trainer)
+    tokenizer.save(str(path))
+
+
 def run_contentx(table: Path, output: Path, log: Path, extra: list[str]) -> dict:
     env = dict(os.environ)
     env.pop("SPARK_CONF_DIR", None)  # the job points it at the repository's conf/
@@ -320,6 +341,7 @@ def run_contentx(table: Path, output: Path, log: Path, extra: list[str]) -> dict
         "jvm_mb": rss.jvm,
         "workers_mb": rss.python_workers,
         "oom": "OutOfMemoryError" in text,
+        "log": str(log),
     }
 
 
@@ -346,12 +368,23 @@ def main() -> int:
     parser.add_argument(
         "--job-args", default="", help="extra arguments for the corpus job, e.g. '--verify-edges'"
     )
+    parser.add_argument(
+        "--tokenizer",
+        default=None,
+        metavar="FILE|bpe",
+        help="also build with --tokenizer FILE (bpe: one trained here on the line pool) and print its cost",
+    )
     args = parser.parse_args()
     if not WCXB.exists():
         sys.exit(f"missing {WCXB}")
     args.work.mkdir(parents=True, exist_ok=True)
     lines = line_pool(args.work)
+    tokenizer = args.tokenizer
+    if tokenizer == "bpe":
+        tokenizer = str(args.work / "bpe-32000.json")
+        train_bpe(lines, Path(tokenizer))
     results = []
+    token_runs = []
     peer = None
     for n in sorted(args.docs):
         table, jsonl = args.work / f"table-{n}", args.work / f"jsonl-{n}"
@@ -376,6 +409,23 @@ def main() -> int:
             return 1
         kept = run["report"]["kept"]
         results.append((n, originals, run))
+        if tokenizer:
+            counted = run_contentx(
+                table,
+                args.work / f"corpus-{n}-tokens",
+                args.work / f"corpus-{n}-tokens.log",
+                [*args.job_args.split(), "--tokenizer", tokenizer],
+            )
+            if counted["code"] != 0:
+                print(f"contentx corpus --tokenizer failed on {n} documents; log: {counted['log']}")
+                return 1
+            token_runs.append((n, run["seconds"], counted["seconds"], counted["report"]["kept_tokens"]))
+            with_s, without_s = counted["seconds"], run["seconds"]
+            print(
+                f"contentx {n} docs with --tokenizer: {with_s:.1f} s against {without_s:.1f} s "
+                f"(+{with_s / without_s - 1:.1%}), kept {counted['report']['kept_tokens']} tokens, "
+                f"peak RSS JVM {counted['jvm_mb']:.0f} MB, Python workers {counted['workers_mb']:.0f} MB"
+            )
         print(
             f"contentx {n} docs: {run['seconds']:.1f} s, {n / run['seconds']:.0f} input rows/s, "
             f"kept {kept} of {originals} originals ({kept / originals:.2%}), "
@@ -401,6 +451,10 @@ def main() -> int:
             f"workers_mb={run['workers_mb']:.0f}",
             f"oom={int(run['oom'])}",
         ]
+    for n, without, with_tokens, kept_tokens in token_runs:
+        overhead = with_tokens / without - 1
+        parts += [f"tokens_docs={n}", f"seconds_with_tokenizer={with_tokens:.1f}",
+                  f"token_overhead={overhead:.3f}", f"kept_tokens={kept_tokens}"]  # fmt: skip
     if len(results) > 1:
         (n0, _, r0), (n1, _, r1) = results[0], results[-1]
         parts.append(f"time_ratio_{n1 // n0}x={r1['seconds'] / r0['seconds']:.2f}")

@@ -125,6 +125,12 @@ def _build_parser() -> argparse.ArgumentParser:
         "(arguments passed through to contentx_udf.corpus.train_quality)",
         add_help=False,
     )
+    sub.add_parser(
+        "export",
+        help="write a corpus as Parquet, gzip JSON Lines or datatrove shards, with a dataset card "
+        "(arguments passed through to contentx_udf.corpus.export)",
+        add_help=False,
+    )
     ja = sub.add_parser(
         "jvm-archive",
         help="write the JVM class archive that starts jobs faster",

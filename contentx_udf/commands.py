@@ -20,6 +20,7 @@ JOBS: dict[str, str] = {
     "corpus": "contentx_udf.corpus.job",
     "select": "contentx_udf.corpus.select",
     "train-quality": "contentx_udf.corpus.train_quality",
+    "export": "contentx_udf.corpus.export",
 }
 
 

@@ -20,6 +20,7 @@ import yaml
 
 from contentx_udf import cli
 from contentx_udf.corpus.config import build_parser as corpus_parser
+from contentx_udf.corpus.export import build_parser as export_parser
 from contentx_udf.corpus.select import build_parser as select_parser
 from contentx_udf.corpus.train_quality import build_parser as train_quality_parser
 from contentx_udf.spark.config import build_parser as job_parser
@@ -45,6 +46,7 @@ def _subcommands() -> dict[str, argparse.ArgumentParser]:
         "corpus": corpus_parser(),
         "select": select_parser(),
         "train-quality": train_quality_parser(),
+        "export": export_parser(),
     }
     return {name: jobs.get(name, p) for name, p in sub.choices.items()}
 
@@ -170,11 +172,11 @@ def _column_table(page: str, heading: str) -> list[tuple[list[str], list[str]]]:
 
 
 def test_the_schemas_page_lists_every_column_with_its_type():
-    from contentx_udf.corpus.job import DOCUMENT_COLUMNS
+    from contentx_udf.corpus.job import DOCUMENT_COLUMNS, TOKEN_COLUMN
     from contentx_udf.spark.worker import OUTPUT_COLUMNS
 
     table = _column_table("schemas.md", "## The extraction table")
     documented = {c: t for columns, types in table for c, t in zip(columns, types, strict=True)}
     assert documented == dict(OUTPUT_COLUMNS)
     corpus = _column_table("schemas.md", "## The corpus")
-    assert [c for columns, _ in corpus for c in columns] == list(DOCUMENT_COLUMNS)
+    assert [c for columns, _ in corpus for c in columns] == [*DOCUMENT_COLUMNS, TOKEN_COLUMN]

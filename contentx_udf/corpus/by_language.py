@@ -19,18 +19,19 @@ KEPT = "kept"
 TOP_LANGUAGES = 30
 
 
-def reason_counts(dropped, outcomes):
-    """``(language, profile, fallback, reason, documents)`` rows.  ``dropped``: the first pass's
-    rows a filter dropped (``drop`` not null); ``outcomes``: the rows that passed, with their dedup
-    ``outcome`` (:func:`.dedup.document_outcomes`).  Both need ``language``, ``profile`` and
-    ``fallback``."""
+def reason_counts(dropped, outcomes, tokens: bool = False):
+    """``(language, profile, fallback, reason, documents[, tokens])`` rows.  ``dropped``: the first
+    pass's rows a filter dropped (``drop`` not null); ``outcomes``: the rows that passed, with their
+    dedup ``outcome`` (:func:`.dedup.document_outcomes`).  Both need ``language``, ``profile`` and
+    ``fallback`` (and ``token_count`` with ``tokens``: its sums)."""
     from pyspark.sql import functions as F
 
-    keys = ["language", "profile", "fallback"]
+    keys = ["language", "profile", "fallback", *(["token_count"] if tokens else [])]
     rows = dropped.select(*keys, F.col("drop").alias("reason")).unionByName(
         outcomes.select(*keys, F.col("outcome").alias("reason"))
     )
-    return rows.groupBy(*keys, "reason").agg(F.count("*").alias("documents"))
+    sums = [F.sum("token_count").alias("tokens")] if tokens else []
+    return rows.groupBy(*keys[:3], "reason").agg(F.count("*").alias("documents"), *sums)
 
 
 def per_language(rows: Iterable[Any], reasons: Iterable[str], characters: dict[Any, int]) -> list[dict]:
@@ -54,6 +55,14 @@ def per_language(rows: Iterable[Any], reasons: Iterable[str], characters: dict[A
             record["kept"] += count
         else:
             record["dropped"][reason] = record["dropped"].get(reason, 0) + count
+        if "tokens" in row:  # --tokenizer: the same counts in tokens
+            tokens = int(row["tokens"] or 0)
+            counted = record.setdefault("tokens", {"in": 0, "kept": 0, "dropped": dict.fromkeys(names, 0)})
+            counted["in"] += tokens
+            if reason == KEPT:
+                counted["kept"] += tokens
+            else:
+                counted["dropped"][reason] = counted["dropped"].get(reason, 0) + tokens
         if row["profile"] is not None or row["fallback"] is not None:
             key = (row["profile"], row["fallback"])
             by_profile = profiles.setdefault(language, {})
@@ -65,6 +74,37 @@ def per_language(rows: Iterable[Any], reasons: Iterable[str], characters: dict[A
         record["profiles"] = [{"profile": p, "fallback": f, "documents": n} for (p, f), n in used]
         out.append(record)
     return sorted(out, key=lambda r: (-r["documents"], r["language"] is None, r["language"] or ""))
+
+
+def token_totals(
+    records: list[dict], languages: list[dict], spec, count_eos: bool, rewritten: bool = False
+) -> dict[str, Any]:
+    """The report's token entries (``--tokenizer``): the tokenizer (``spec``, a
+    :class:`..text.tokens.TokenizerSpec`), ``input_tokens``, ``kept_tokens`` and ``dropped_tokens``
+    (per filter and dedup outcome), summed over :func:`per_language`'s ``records``.  The kept tokens
+    per language must equal the documents' own sums (``languages``, counted over the written
+    documents): ``RuntimeError`` if not.  ``rewritten``: the written texts were changed after the
+    pass (FineWeb-2's final touches) and counted again: the records' kept tokens become the
+    documents' own, their ``in`` the kept plus the dropped."""
+    dropped: dict[str, int] = {}
+    for record in records:
+        for reason, tokens in record.get("tokens", {}).get("dropped", {}).items():
+            dropped[reason] = dropped.get(reason, 0) + tokens
+    written = {x["language"]: x.get("tokens", 0) for x in languages}
+    if rewritten:
+        for r in records:
+            if "tokens" in r:
+                r["tokens"]["kept"] = written.get(r["language"], 0)
+                r["tokens"]["in"] = r["tokens"]["kept"] + sum(r["tokens"]["dropped"].values())
+    kept = {r["language"]: r.get("tokens", {}).get("kept", 0) for r in records}
+    if {k: v for k, v in kept.items() if v} != {k: v for k, v in written.items() if v}:
+        raise RuntimeError(f"kept tokens per language do not add up: {kept} vs the documents' {written}")
+    return {
+        "tokenizer": spec.describe(count_eos),
+        "input_tokens": sum(r.get("tokens", {}).get("in", 0) for r in records),
+        "kept_tokens": sum(written.values()),
+        "dropped_tokens": dropped,
+    }
 
 
 def check_totals(records: list[dict], input_rows: int, kept: int, dropped: dict[str, int]) -> None:

@@ -73,6 +73,10 @@ class CorpusConfig:
     quality_models: dict[str, str] = field(default_factory=dict)
     quality_labels: dict[str, str] = field(default_factory=dict)
     quality_min: dict[str, float] = field(default_factory=dict)
+    #: ``--tokenizer``: a tokenizer.json; every document's ``token_count`` (:mod:`..text.tokens`)
+    tokenizer: str | None = None
+    #: ``--count-eos``: one more token per document (the end-of-document token)
+    count_eos: bool = False
     #: the command line this configuration came from (:func:`config_from_argv`), kept with the
     #: signals so that ``contentx select`` rebuilds the same configuration with its changes
     argv: tuple[str, ...] = ()
@@ -190,6 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
         "its near-duplicate cluster) and DIR/texts/ (every filtered document's text), so that "
         "`contentx select` re-cuts the corpus without recomputing (docs/curation.md)",
     )
+    add_token_arguments(p)
     lines = p.add_argument_group("repeated lines across the crawl")
     lines.add_argument(
         "--line-dedup",
@@ -222,6 +227,63 @@ def build_parser() -> argparse.ArgumentParser:
     add_verbose_flag(p)
     add_model_arguments(p)
     return p
+
+
+def add_token_arguments(p: argparse.ArgumentParser) -> None:
+    """``--tokenizer`` and ``--count-eos`` (``contentx corpus`` and ``contentx select``)."""
+    group = p.add_argument_group("token counts")
+    group.add_argument(
+        "--tokenizer",
+        default=None,
+        metavar="FILE",
+        help="a Hugging Face tokenizers tokenizer.json: every document gets token_count = "
+        "len(tokenizer.encode(text, add_special_tokens=False).ids), totalled per language, filter "
+        "and bucket in the report (default: the config's [tokens] tokenizer; none)",
+    )
+    group.add_argument(
+        "--count-eos",
+        action="store_true",
+        default=None,
+        help="count one more token per document (the end-of-document token a trainer appends)",
+    )
+
+
+def load_table(path: str | None, name: str, keys: tuple[str, ...]) -> dict:
+    """The ``[name]`` table of ``path`` (``--filter-config``; default ``conf/corpus.toml``)."""
+    path = path or (DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None)
+    if path is None:
+        return {}
+    try:
+        with open(path, "rb") as fh:
+            table = tomllib.load(fh).get(name, {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}  # the filters' loader reports an unreadable file in one line
+    if not isinstance(table, dict):
+        raise UserError(f"{path}: [{name}] must be a table")
+    unknown = sorted(set(table) - set(keys))
+    if unknown:
+        raise UserError(f"{path}: unknown key(s) in [{name}]: {', '.join(unknown)}")
+    return table
+
+
+def token_options(args: argparse.Namespace) -> dict:
+    """``tokenizer`` and ``count_eos``: the flag, else the config file's ``[tokens]``; the
+    tokenizer file is read and checked here, on the driver, before any Spark work."""
+    table = load_table(getattr(args, "filter_config", None), "tokens", ("tokenizer", "count_eos"))
+    tokenizer = getattr(args, "tokenizer", None) or table.get("tokenizer") or None
+    count_eos = getattr(args, "count_eos", None)
+    count_eos = table.get("count_eos", False) if count_eos is None else count_eos
+    if not isinstance(count_eos, bool):
+        raise UserError(f"[tokens] count_eos must be true or false, got {count_eos!r}")
+    if tokenizer is not None:
+        if not isinstance(tokenizer, str):
+            raise UserError(f"[tokens] tokenizer must be a file name, got {tokenizer!r}")
+        from ..text.tokens import load_spec
+
+        load_spec(tokenizer)
+    elif count_eos:
+        raise UserError("--count-eos counts tokens: it needs --tokenizer")
+    return {"tokenizer": tokenizer, "count_eos": bool(count_eos)}
 
 
 def load_config_table(path: str | None, name: str) -> dict:
@@ -330,6 +392,7 @@ def build_config(args: argparse.Namespace) -> CorpusConfig:
             load_config_table(getattr(args, "filter_config", None), "quality_models"),
             getattr(args, "filter_config", None) or str(DEFAULT_CONFIG),
         ),
+        **token_options(args),
     )
 
 

@@ -44,7 +44,7 @@ from ..runtime.java import check_java
 from ..runtime.session import arrow_batch_rows, spark_session
 from ..runtime.store import OutputStore, check_local_output
 from . import final_touches
-from .by_language import KEPT, check_totals, per_language, reason_counts
+from .by_language import KEPT, check_totals, per_language, reason_counts, token_totals
 from .config import CorpusConfig, build_config, build_parser
 from .dedup import NearSettings, decide, preference, reuse_clusters
 from .filters import FILTERS, with_drop_reason
@@ -93,12 +93,16 @@ DOCUMENT_COLUMNS = (
     "duplicate_count",
     "bands",
 )
+#: The column the documents (and signals) get with ``--tokenizer``.
+TOKEN_COLUMN = "token_count"
 TOP_HOSTS = 20
 
 
 def document_columns(config: CorpusConfig) -> tuple[str, ...]:
-    """The kept-documents table's columns: :data:`DOCUMENT_COLUMNS` and each model's score."""
-    return (*DOCUMENT_COLUMNS, *(score_column(name) for name in config.quality_models))
+    """The kept-documents table's columns: :data:`DOCUMENT_COLUMNS`, each model's score, and
+    ``token_count`` with ``--tokenizer``."""
+    tokens = (TOKEN_COLUMN,) if config.tokenizer else ()
+    return (*DOCUMENT_COLUMNS, *(score_column(name) for name in config.quality_models), *tokens)
 
 
 #: Counts of the pass summed by the report over the kept documents.
@@ -111,6 +115,28 @@ SIGNALS_BATCH_ROWS = 10_000
 #: Rows per Arrow batch of the pass: the quality filters pay about 11 ms per batch (pyarrow
 #: compiles their regexes on every call), 0.01 ms per document at 1,024.
 ARROW_BATCH_ROWS = 1024
+#: A Common Crawl crawl's name in a WARC file's path.
+CRAWL_NAME = r"(CC-MAIN-[0-9]{4}-[0-9]{2})"
+
+
+def tokenizer_spec(config: CorpusConfig):
+    """The ``--tokenizer`` file read (:func:`..text.tokens.load_spec`), or None."""
+    from ..text.tokens import load_spec
+
+    return load_spec(config.tokenizer) if config.tokenizer else None
+
+
+def token_count_udf(spec, count_eos: bool):
+    """An Arrow UDF: a text column's token counts (:func:`..text.tokens.count_tokens`)."""
+    from pyspark.sql.functions import arrow_udf
+
+    from ..text.tokens import count_tokens
+
+    @arrow_udf("bigint")
+    def token_count(text: pa.Array) -> pa.Array:
+        return count_tokens(spec, text, count_eos)
+
+    return token_count
 
 
 def _length_bin():
@@ -199,6 +225,7 @@ def first_pass(rows, config: CorpusConfig, settings: PassSettings):
         "r.line_chars_removed",
         "r.line_example",
         *(F.col("r.quality")[j].alias(score_column(m.name)) for j, m in enumerate(settings.models)),
+        F.col("r.token_count").alias(TOKEN_COLUMN),
         *extra,
     )
 
@@ -329,6 +356,8 @@ def run(config: CorpusConfig, spark, progress: Callable[[str], None] | None = No
         lines=config.lines(),
         signals=config.signals,
         models=models,
+        tokens=tokenizer_spec(config),
+        count_eos=config.count_eos,
     )
     try:
         lines = _write_first_pass(
@@ -350,6 +379,32 @@ def run(config: CorpusConfig, spark, progress: Callable[[str], None] | None = No
         table,
         Finish(checkpoint, say, started, against, notes, minhash, lines, [asdict(d) for d in inputs.damaged]),
     )
+
+
+def input_summary(table, paths: Sequence[str]) -> list[dict[str, Any]]:
+    """Per input table: its WARC files and the Common Crawl crawls they belong to (the card's
+    inputs), in one aggregation of the pass."""
+    from pyspark.sql import functions as F
+
+    rows = (
+        table.groupBy("_input")
+        .agg(
+            F.countDistinct("warc_filename").alias("warcs"),
+            F.collect_set(F.nullif(F.regexp_extract("warc_filename", CRAWL_NAME, 1), F.lit(""))).alias(
+                "crawls"
+            ),
+        )
+        .collect()
+    )
+    found = {r["_input"]: r for r in rows}
+    return [
+        {
+            "table": path,
+            "warc_files": int(found[i]["warcs"]) if i in found else 0,
+            "crawls": sorted(found[i]["crawls"]) if i in found else [],
+        }
+        for i, path in enumerate(paths)
+    ]
 
 
 def pass_groups(table, keys: Sequence[str] = ()) -> list:
@@ -505,6 +560,9 @@ def _finish(spark, config, store, run_dir, table, f: Finish, sensitive: Future |
     touched = None
     if config.touches.active:  # FineWeb-2's formatters, after dedup, on the texts written
         written, touched = final_touches.apply(written, config.touches)
+        if config.tokenizer:  # the written text's tokens
+            counted = token_count_udf(tokenizer_spec(config), config.count_eos)
+            written = written.withColumn(TOKEN_COLUMN, counted("text"))
     signals_written = None
     if config.signals:  # written beside the documents (:mod:`..spark.background`)
         from .signals import write_signals
@@ -523,23 +581,35 @@ def _finish(spark, config, store, run_dir, table, f: Finish, sensitive: Future |
         say("signals written")
     kept_df = spark.read.parquet(documents_dir)
     # one aggregation of the kept documents: per language, length bin and duplicate count
+    tokens = F.sum(TOKEN_COLUMN) if config.tokenizer else F.lit(None).cast("long")
     kept_groups = (
         kept_df.groupBy("language", _length_bin().alias("bin"), "duplicate_count")
-        .agg(F.count("*").alias("documents"), F.sum("text_length").alias("characters"))
+        .agg(
+            F.count("*").alias("documents"),
+            F.sum("text_length").alias("characters"),
+            tokens.alias("tokens"),
+        )
         .collect()
     )
     per_lang: dict[Any, list[int]] = {}
+    kept_tokens: dict[Any, int] = {}
     hist_counts: dict[str, int] = {}
     size_counts: dict[int, int] = {}
     for g in kept_groups:
         entry = per_lang.setdefault(g["language"], [0, 0])
         entry[0] += g["documents"]
         entry[1] += int(g["characters"] or 0)
+        kept_tokens[g["language"]] = kept_tokens.get(g["language"], 0) + int(g["tokens"] or 0)
         hist_counts[g["bin"]] = hist_counts.get(g["bin"], 0) + g["documents"]
         size = int(g["duplicate_count"])
         size_counts[size] = size_counts.get(size, 0) + g["documents"]
     languages = [
-        {"language": language, "documents": documents, "characters": characters}
+        {
+            "language": language,
+            "documents": documents,
+            "characters": characters,
+            **({"tokens": kept_tokens[language]} if config.tokenizer else {}),
+        }
         for language, (documents, characters) in sorted(
             per_lang.items(), key=lambda item: (-item[1][0], item[0] is not None, item[0] or "")
         )
@@ -560,7 +630,7 @@ def _finish(spark, config, store, run_dir, table, f: Finish, sensitive: Future |
         sensitive = sensitive.result()
         say("sensitivity counted")
     by_language = per_language(
-        reason_counts(table.where(F.col("drop").isNotNull()), per_document).collect(),
+        reason_counts(table.where(F.col("drop").isNotNull()), per_document, bool(config.tokenizer)).collect(),
         dropped,
         {x["language"]: x["characters"] for x in languages},
     )
@@ -569,6 +639,11 @@ def _finish(spark, config, store, run_dir, table, f: Finish, sensitive: Future |
         names = list(config.quality_models)
         thresholds = {n: report_thresholds(_cuts(config, f.report, n)) for n in names}
         quality_scores = score_report(score_groups(table, names, thresholds), names, thresholds)
+    token_report = (
+        token_totals(by_language, languages, tokenizer_spec(config), config.count_eos, touched is not None)
+        if config.tokenizer
+        else {}
+    )
     say("report counted")
     line_report = None
     if lines is not None:
@@ -600,12 +675,14 @@ def _finish(spark, config, store, run_dir, table, f: Finish, sensitive: Future |
         "line_dedup": line_report,
         "sensitivity": sensitive or [],
         "quality_scores": quality_scores,
+        **token_report,
         "languages": languages,
         "by_language": by_language,
         "text_length_histogram": plotted["text_length_histogram"],
         "top_hosts": plotted["top_hosts"],
         "cluster_sizes": plotted["cluster_sizes"],
         "damaged_files": f.damaged,
+        "inputs": input_summary(table, config.inputs),
         "notes": notes,
         "elapsed_seconds": round(elapsed, 2),
         "records_per_second": round(input_rows / elapsed, 1) if elapsed > 0 else None,

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import UserError
 from ..runtime.store import OutputStore, check_owned
+from .card import README, card
 from .config import CorpusConfig
 from .report import write_report
 from .tables import CORPUS_FORMAT, SUCCESS, open_store
@@ -73,6 +74,7 @@ def commit(
         store.rename((*run_dir, "signals"), ("signals",))
         store.rename((*run_dir, "pass"), ("texts",))  # every measured document's text, as if kept
     report = write_report(report, store, plots)
+    store.write_text(card(report, "documents/*.parquet"), README)  # the dataset card (.card)
     store.write_text(
         json.dumps({"format": CORPUS_FORMAT, "kept": report["kept"], "finished": report["finished"]}),
         SUCCESS,

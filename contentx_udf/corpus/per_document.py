@@ -26,6 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..text.language import text_hash
+from ..text.tokens import TokenizerSpec, count_tokens
 from .lines import LineSettings, remove_lines
 from .minhash import MinHashParams, band_hashes, has_signature, shingle_hashes, signatures, word_hashes
 from .quality import signals as quality_signals
@@ -55,13 +56,14 @@ RESULT_TYPE = pa.struct(
         ("line_example", pa.string()),  # the first line it removed, cut short
         ("signals", quality_signals.arrow_type()),  # every measure (--signals), else null
         ("quality", pa.list_(pa.float32())),  # each --quality-model's score; null: not scored
+        ("token_count", pa.int64()),  # --tokenizer: tokens of the text as written (if kept), else null
     ]
 )
 RESULT_DDL = (
     "drop string, rule string, text string, text_hash string, bands array<bigint>, sketch binary, "
     "emails_masked int, ips_masked int, c4_lines_removed int, profile string, fallback string, "
     f"lines_removed int, line_chars_removed int, line_example string, signals {quality_signals.ddl()}, "
-    "quality array<float>"
+    "quality array<float>, token_count bigint"
 )
 
 
@@ -85,6 +87,12 @@ class PassSettings:
     #: document, its text as if kept) are scored by each, and ``--quality-min`` drops those below
     #: it, counted as ``quality_NAME`` (:mod:`.scores`)
     models: tuple[ScoredModel, ...] = ()
+    #: ``--tokenizer``: every document's ``token_count`` (:mod:`..text.tokens`), of the text as the
+    #: build writes it if kept (the input text for a document dropped by a column filter, the text
+    #: the filters left for one they dropped)
+    tokens: TokenizerSpec | None = None
+    #: ``--count-eos``: one more token per document
+    count_eos: bool = False
 
 
 def sketch(sigs: np.ndarray) -> list[bytes]:
@@ -227,6 +235,9 @@ def document_batch(
         some_bands, some_sketches = minhash_columns(final_texts, settings.minhash, settings.sketch)
         bands = _scatter(some_bands, final_index, n, bands.type)
         sketches = _scatter(some_sketches, final_index, n, pa.binary())
+    token_counts = pa.nulls(n, type=pa.int64())
+    if settings.tokens is not None:
+        token_counts = count_tokens(settings.tokens, pc.coalesce(new_text, texts), settings.count_eos)
     return pa.StructArray.from_arrays(
         [
             drop,
@@ -242,6 +253,7 @@ def document_batch(
             line_example,
             signal_column,
             quality,
+            token_counts,
         ],
         fields=list(RESULT_TYPE),
     )

@@ -15,6 +15,7 @@ import json
 from concurrent.futures import Future
 from typing import Any, Protocol
 
+from .by_language import TOP_LANGUAGES
 from .by_language import markdown as by_language_markdown
 from .scores import markdown as scores_markdown
 
@@ -185,6 +186,7 @@ def _markdown(report: dict[str, Any]) -> str:
     ]
     out += [f"| dropped: {k} | {v} |" for k, v in report["dropped"].items()]
     out += [f"| **kept** | **{report['kept']}** |", "", f"Kept characters: {report['kept_characters']}", ""]
+    out += tokens_markdown(report)
     if words := near_words_line(report.get("minhash")):
         out += [f"{words[0].upper()}{words[1:]}.  "]
     for note in report.get("notes") or []:
@@ -235,6 +237,36 @@ def _markdown(report: dict[str, Any]) -> str:
     out += ["", "## Duplicate clusters", "", "| cluster size | kept documents |", "|---:|---:|"]
     out += [f"| {k} | {v} |" for k, v in report["cluster_sizes"].items()]
     return "\n".join(out) + "\n"
+
+
+def tokens_markdown(report: dict[str, Any]) -> list[str]:
+    """The report.md section of ``--tokenizer``: the tokenizer, tokens kept and dropped per filter
+    and per language."""
+    tokenizer = report.get("tokenizer")
+    if not tokenizer:
+        return []
+    out = [
+        "## Tokens",
+        "",
+        f"Tokenizer `{tokenizer['path']}` (SHA-256 `{tokenizer['sha256'][:16]}...`, vocabulary "
+        f"{tokenizer['vocab_size']}); a document's count is `{tokenizer['count']}`.",
+        "",
+        "| | tokens |",
+        "|---|---:|",
+        f"| input | {report['input_tokens']} |",
+        *(f"| dropped: {k} | {v} |" for k, v in report["dropped_tokens"].items() if v),
+        f"| **kept** | **{report['kept_tokens']}** |",
+        "",
+        "| language | documents kept | tokens kept | tokens dropped |",
+        "|---|---:|---:|---:|",
+    ]
+    for r in report.get("by_language", [])[:TOP_LANGUAGES]:
+        t = r.get("tokens", {})
+        out.append(
+            f"| {r['language'] or '(none)'} | {r['kept']} | {t.get('kept', 0)} | "
+            f"{sum(t.get('dropped', {}).values())} |"
+        )
+    return [*out, ""]
 
 
 def _cell(text: str | None) -> str:
@@ -376,7 +408,9 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
         *_title_lines(report),
         f"  output: {report['output']}",
         f"  input rows ({report['config']['method']}): {report['input_rows']}; dropped: {drops}",
-        f"  kept: {report['kept']} documents, {report['kept_characters']} characters; "
+        f"  kept: {report['kept']} documents, {report['kept_characters']} characters"
+        + (f", {report['kept_tokens']} tokens" if report.get("tokenizer") else "")
+        + "; "
         f"languages: {langs or '-'}",
         *(
             [

@@ -39,7 +39,7 @@ from ..runtime.console import StageLines, add_verbose_flag
 from ..runtime.java import check_java
 from ..runtime.session import SHORT_JOB_JAVA_OPTIONS, arrow_batch_rows, spark_session
 from ..runtime.store import LocalOutputStore, OutputStore, check_local_output, local_store
-from .config import CorpusConfig, config_from_argv
+from .config import CorpusConfig, add_token_arguments, config_from_argv
 from .dedup import BUILT_IN_PASS
 from .job import SIGNALS_BATCH_ROWS, Finish, finish, pass_groups
 from .output import checkpointer, new_run_dir, prepare_output
@@ -128,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
         "e.g. \"gq_real_words >= 200 and host not like '%%.example'\"",
     )
     add_verbose_flag(p)
+    add_token_arguments(p)
     return p
 
 
@@ -151,7 +152,22 @@ def _changes(args: argparse.Namespace) -> list[str]:
         out += ["--min-language-score", args.min_language_score]
     if args.languages is not None:
         out += ["--languages", args.languages]
+    if getattr(args, "tokenizer", None) is not None:
+        out += ["--tokenizer", args.tokenizer]
+    if getattr(args, "count_eos", None):
+        out += ["--count-eos"]
     return out
+
+
+def counts_reused(built: CorpusConfig, wanted: CorpusConfig, signals) -> bool:
+    """Whether the build's signals hold the re-cut's token counts: the same tokenizer file (by
+    SHA-256) and ``--count-eos``; otherwise :func:`pass_table` counts again from ``texts/``."""
+    if not wanted.tokenizer or not built.tokenizer or "token_count" not in signals.columns:
+        return False
+    from .job import tokenizer_spec
+
+    same = tokenizer_spec(built).sha256 == tokenizer_spec(wanted).sha256
+    return same and built.count_eos == wanted.count_eos
 
 
 def configs(build_argv: Sequence[str], args: argparse.Namespace) -> tuple[CorpusConfig, CorpusConfig]:
@@ -258,9 +274,11 @@ def _quiet_query_errors():
             lg.disabled = was
 
 
-def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
+def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None, reuse_counts: bool = False):
     """The build's pass table as the re-cut's settings would have made it (:func:`.job.first_pass`'
-    columns, without the texts: they join the kept documents only), the signals and the texts."""
+    columns, without the texts: they join the kept documents only), the signals and the texts.
+    Token counts (``wanted.tokenizer``) are the signals' when ``reuse_counts``, else counted from
+    ``texts/`` (every measured document's text as if kept; none for a column filter's drops)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType, StructField, StructType
 
@@ -272,6 +290,15 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
     settings = wanted.quality or PRESETS["none"]
     source = signals
     passed = list(PASS_SIGNAL_COLUMNS)
+    if wanted.tokenizer and reuse_counts:
+        passed.append("token_count")
+    elif wanted.tokenizer:
+        from .job import token_count_udf, tokenizer_spec
+
+        counted = token_count_udf(tokenizer_spec(wanted), wanted.count_eos)
+        narrow = texts.select(*(F.expr(c) for c in PASS_TEXT_COLUMNS), counted("text").alias("token_count"))
+    else:
+        narrow = narrow.withColumn("token_count", F.lit(None).cast("long"))
     if where:
         try:
             condition = F.expr(where)
@@ -347,6 +374,7 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None):
         F.col("outcome").alias("built_outcome"),
         F.col("cluster").alias("built_cluster"),
         F.col("cluster_size").alias("built_size"),
+        "token_count",
     )
     return table, signals, texts
 
@@ -421,7 +449,9 @@ def run(args: argparse.Namespace, spark, progress: Callable[[str], None] | None 
     store = prepare_output(spark, wanted)
     run_dir = new_run_dir()
     checkpoint = checkpointer(spark, store, run_dir)
-    table, signals, texts = pass_table(spark, source, wanted, args.where)
+    built = config_from_argv(read_build(source)["argv"])
+    reuse = counts_reused(built, wanted, spark.read.parquet(source.uri("signals")))
+    table, signals, texts = pass_table(spark, source, wanted, args.where, reuse)
     say("re-cut planned")
     kept: list = []
     try:

@@ -45,6 +45,11 @@ IDENTITY: tuple[tuple[str, str, str], ...] = (
         "cast(coalesce(kept_length, input_length) as int)",
         "characters of the text as written if kept (after line dedup, C4, PII)",
     ),
+    (
+        "token_count",
+        "token_count",
+        "tokens of the text as written if kept (--tokenizer; null without, text/tokens.py)",
+    ),
     ("lines_removed", "lines_removed", "lines --line-dedup removed (repeated across the crawl)"),
     ("line_chars_removed", "line_chars_removed", "their characters"),
     ("profile", "profile", "the FineWeb-2 language profile that filtered it (fineweb2)"),
@@ -98,17 +103,20 @@ def documents_from_texts(kept, texts, columns):
     from pyspark.sql import functions as F
 
     new = F.col("_newly_kept")
+    tokens = "token_count" in columns  # --tokenizer: the re-cut's counts (the build's or counted again)
     small = kept.select(
         "doc_id",
         "duplicate_count",
         F.col("text_length").alias("_length"),
         F.when(new, F.col("bands")).alias("_bands"),
         new,
+        *([F.col("token_count").alias("_tokens")] if tokens else []),
     )
     joined = texts.join(small, "doc_id")
     replaced = {
         "text_length": F.col("_length").alias("text_length"),
         "bands": F.when(new, F.col("_bands")).otherwise(F.col("bands")).alias("bands"),
+        "token_count": F.col("_tokens").alias("token_count"),
     }
     return joined.select(*(replaced.get(c, F.col(c)) for c in columns))
 

@@ -241,10 +241,15 @@ OWNED_PATHS = (
     "report.md",
     "_SUCCESS",
     "_staging/**",
+    # the dataset card (corpus, select, export) and an export's files (contentx_udf.corpus.export)
+    "README.md",
+    "_manifest.json",
+    "data/train-*-of-*",
+    "data/[0-9]*.ds*",
 )
 #: The paths of which one at least is in every output contentx wrote, finished or not (a killed
 #: run leaves its staging area): the table's bookkeeping and summary, the corpus's.
-OWNER_MARKERS = ("_contentx", "_summary.json", "_SUCCESS", "_report.json", "_staging")
+OWNER_MARKERS = ("_contentx", "_summary.json", "_SUCCESS", "_report.json", "_staging", "_manifest.json")
 
 
 def _owned(path: str) -> bool:

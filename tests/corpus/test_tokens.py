@@ -1,0 +1,290 @@
+"""``--tokenizer``: every document's ``token_count`` in the documents and signals equals the
+``tokenizers`` library's own count, the report's totals (per language, per filter, kept) are their
+sums, ``select`` reuses or recounts them; a bad tokenizer file is one line, exit 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from contentx_udf.corpus import job as corpus_job
+from contentx_udf.corpus import select as corpus_select
+
+from .tables import WORDS, article, table_row, write_table
+
+pytestmark = pytest.mark.spark
+
+
+def train_tokenizer(path, texts, vocab_size: int = 400) -> str:
+    """A byte-level BPE trained on ``texts`` with ``tokenizers``' own trainer, saved to ``path``."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=["<|endoftext|>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
+    tokenizer.train_from_iterator(texts, trainer)
+    tokenizer.save(str(path))
+    return str(path)
+
+
+def own_count(path: str, text: str) -> int:
+    from tokenizers import Tokenizer
+
+    return len(Tokenizer.from_file(path).encode(text, add_special_tokens=False).ids)
+
+
+@pytest.fixture(scope="module")
+def built(spark, tmp_path_factory):
+    """A corpus built with --tokenizer --signals --filters gopher: articles kept (one of them three
+    times, exact copies), short pages the Gopher quality filter drops, a German page, a failure."""
+    root = tmp_path_factory.mktemp("tokens")
+    texts = ["\n".join(article(seed)) for seed in range(1, 7)]
+    rows = [table_row(f"https://news.example/{i}", t, offset=i) for i, t in enumerate(texts)]
+    rows += [table_row(f"https://copy.example/{i}", texts[0], offset=10 + i) for i in range(2)]
+    rows += [
+        table_row(f"https://short.example/{i}", " ".join(WORDS[i : i + 12]) + ".", offset=20 + i)
+        for i in range(3)
+    ]
+    rows += [
+        table_row(
+            "https://news.example/de",
+            "Der Gemeinderat hat am Dienstag nach langer Debatte den neuen Haushalt beschlossen; "
+            "umstritten waren vor allem die Kosten für den Nahverkehr und die Sanierung der Brücke.",
+            offset=30,
+        ),
+        table_row("https://news.example/broken", None, status="error", offset=31),
+    ]
+    write_table(root / "table", "combined", rows)
+    tokenizer = train_tokenizer(root / "tokenizer.json", texts[:3])
+    out = root / "corpus"
+    code = corpus_job.main(
+        [
+            "--input",
+            str(root / "table"),
+            "--output",
+            str(out),
+            "--filters",
+            "gopher",
+            "--filter-set",
+            "gopher_repetition.enabled=false",
+            "--filter-set",
+            "gopher_quality.min_stop_words=off",
+            "--filter-set",
+            "gopher_quality.min_alpha_words_ratio=off",
+            "--dedup",
+            "exact",
+            "--signals",
+            "--tokenizer",
+            tokenizer,
+        ]
+    )
+    assert code == 0
+    return {"root": root, "corpus": out, "tokenizer": tokenizer, "texts": texts}
+
+
+def test_counts_are_the_librarys_own_and_the_totals_their_sums(spark, built):
+    report = json.loads((built["corpus"] / "_report.json").read_text())
+    documents = spark.read.parquet(str(built["corpus"] / "documents")).collect()
+    assert len(documents) == 6  # six articles (one standing for its exact copies)
+    for row in documents:
+        assert row["token_count"] == own_count(built["tokenizer"], row["text"]) > 0
+    assert report["kept_tokens"] == sum(r["token_count"] for r in documents)
+    assert report["tokenizer"]["sha256"] and report["tokenizer"]["vocab_size"] <= 400
+    per_language = {x["language"]: x["tokens"] for x in report["languages"]}
+    assert per_language == {
+        lang: sum(r["token_count"] for r in documents if r["language"] == lang)
+        for lang in {r["language"] for r in documents}
+    }
+    signals = spark.read.parquet(str(built["corpus"] / "signals")).collect()
+    by_reason: dict[str, int] = {}
+    for row in signals:
+        reason = row["drop"] or (row["outcome"] if row["outcome"] != "kept" else None)
+        if reason is not None:
+            by_reason[reason] = by_reason.get(reason, 0) + (row["token_count"] or 0)
+    assert {k: v for k, v in report["dropped_tokens"].items() if v} == {
+        k: v for k, v in by_reason.items() if v
+    }
+    assert by_reason["exact_duplicate"] == 2 * own_count(built["tokenizer"], built["texts"][0])
+    assert by_reason["gopher_quality"] > 0
+    assert report["input_tokens"] == report["kept_tokens"] + sum(by_reason.values())
+    markdown = (built["corpus"] / "report.md").read_text()
+    assert "## Tokens" in markdown and f"**{report['kept_tokens']}**" in markdown
+
+
+def test_select_reuses_the_builds_counts_or_counts_again(spark, built, capsys):
+    same = built["root"] / "same"
+    assert (
+        corpus_select.main(["--from", str(built["corpus"]), "--output", str(same), "--filters", "none"]) == 0
+    )
+    assert "tokens" in capsys.readouterr().out.split("kept:")[1].splitlines()[0]
+    eos = built["root"] / "eos"
+    args = ["--from", str(built["corpus"]), "--output", str(eos), "--count-eos"]
+    assert corpus_select.main(args) == 0
+    for directory, extra in ((same, 0), (eos, 1)):
+        documents = spark.read.parquet(str(directory / "documents")).collect()
+        report = json.loads((directory / "_report.json").read_text())
+        for row in documents:
+            assert row["token_count"] == own_count(built["tokenizer"], row["text"]) + extra
+        assert report["kept_tokens"] == sum(r["token_count"] for r in documents)
+    # --filters none keeps the short pages (and the German one) the build's Gopher filter dropped
+    assert len(spark.read.parquet(str(same / "documents")).collect()) == 6 + 4
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "no such file"),
+        ("{not json", "not a tokenizers tokenizer.json"),
+        ('{"version": "1.0"}', "not a tokenizers tokenizer.json"),
+    ],
+)
+def test_a_bad_tokenizer_file_is_one_line_exit_2(built, tmp_path, capsys, content, message):
+    path = tmp_path / "tokenizer.json"
+    if content is not None:
+        path.write_text(content)
+    args = [
+        "--input",
+        str(built["root"] / "table"),
+        "--output",
+        str(tmp_path / "out"),
+        "--tokenizer",
+        str(path),
+    ]
+    assert corpus_job.main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0] and err[0].startswith("build_corpus: error: --tokenizer")
+    assert not (tmp_path / "out").exists()  # checked before any Spark work
+
+
+def _card(directory) -> tuple[dict, str]:
+    import yaml
+
+    text = (directory / "README.md").read_text(encoding="utf-8")
+    _, front, body = text.split("---\n", 2)
+    return yaml.safe_load(front), body
+
+
+def test_the_corpus_card_says_what_the_corpus_holds(spark, built):
+    report = json.loads((built["corpus"] / "_report.json").read_text())
+    header, body = _card(built["corpus"])
+    documents = spark.read.parquet(str(built["corpus"] / "documents")).collect()
+    assert header["configs"] == [
+        {"config_name": "default", "data_files": [{"split": "train", "path": "documents/*.parquet"}]}
+    ]
+    assert header["language"] == sorted({r["language"] for r in documents})
+    assert header["task_categories"] == ["text-generation"] and header["size_categories"] == ["n<1K"]
+    assert header["pretty_name"]
+    row = f"| en | {len(documents)} | {sum(r['text_length'] for r in documents)} | "
+    assert row + f"{sum(r['token_count'] for r in documents)} |" in body
+    assert "1 WARC files" in body and "`gopher_quality`: min_words = 50" in body
+    assert report["inputs"][0]["warc_files"] == 1
+
+
+def _export(built, name: str, *extra: str) -> tuple[int, object]:
+    from contentx_udf.corpus import export
+
+    out = built["root"] / name
+    code = export.main(["--from", str(built["corpus"]), "--output", str(out), *extra])
+    return code, out
+
+
+def _load(directory):
+    import os
+
+    os.environ["HF_DATASETS_OFFLINE"] = "1"
+    from datasets import load_dataset
+
+    return load_dataset(str(directory), cache_dir=str(directory.parent / f"{directory.name}-hf-cache"))
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "jsonl"])
+def test_export_loads_with_datasets_as_it_is(spark, built, fmt):
+    args = ["--format", fmt, "--shard-size", "2KB", "--shuffle-seed", "7"]
+    code, out = _export(built, f"export-{fmt}", *args)
+    assert code == 0
+    documents = spark.read.parquet(str(built["corpus"] / "documents")).collect()
+    manifest = json.loads((out / "_manifest.json").read_text())
+    assert (out / "_SUCCESS").exists() and not (out / "_staging").exists()
+    assert len(manifest["shards"]) > 1  # about 2 KB a file
+    loaded = _load(out)["train"]
+    assert (
+        len(loaded)
+        == len(documents)
+        == manifest["documents"]
+        == sum(s["documents"] for s in manifest["shards"])
+    )
+    assert sorted(loaded["text"]) == sorted(r["text"] for r in documents)
+    assert {"text", "id", "url", "language", "token_count"} <= set(loaded.column_names)
+    by_text = {r["text"]: r["token_count"] for r in documents}
+    assert all(by_text[t] == n for t, n in zip(loaded["text"], loaded["token_count"], strict=True))
+    assert manifest["tokens"] == sum(by_text.values())
+    header, _ = _card(out)
+    suffix = "parquet" if fmt == "parquet" else "jsonl.gz"
+    assert header["configs"][0]["data_files"][0]["path"] == f"data/*.{suffix}"
+    # the same seed, the same order; --overwrite replaces the earlier export only
+    assert _export(built, f"export-{fmt}", *args, "--overwrite")[0] == 0
+    assert _load(out)["train"]["text"] == loaded["text"]
+
+
+def test_datatrove_shards_hold_each_documents_tokens_and_the_eos(spark, built):
+    from tokenizers import Tokenizer
+
+    from contentx_udf.corpus.shards import read_datatrove
+
+    code, out = _export(
+        built,
+        "export-ds",
+        "--format",
+        "datatrove",
+        "--tokenizer",
+        built["tokenizer"],
+        "--eos-token",
+        "<|endoftext|>",
+    )
+    assert code == 0
+    own = Tokenizer.from_file(built["tokenizer"])
+    eos = own.token_to_id("<|endoftext|>")
+    texts = [r["text"] for r in spark.read.parquet(str(built["corpus"] / "documents")).collect()]
+    expected = sorted(tuple(own.encode(t, add_special_tokens=False).ids) + (eos,) for t in texts)
+    manifest = json.loads((out / "_manifest.json").read_text())
+    found = []
+    for shard in manifest["shards"]:
+        ds = (out / shard["file"]).read_bytes()
+        sequences = read_datatrove(ds, (out / (shard["file"] + ".index")).read_bytes(), 2)
+        assert len(sequences) == shard["documents"] and sum(map(len, sequences)) == shard["tokens"]
+        meta = (out / (shard["file"] + ".metadata")).read_text().splitlines()
+        assert meta[0] == f"{built['tokenizer']}|2" and int(meta[1]) == shard["tokens"]
+        found += [tuple(int(i) for i in s) for s in sequences]
+    assert sorted(found) == expected
+    assert manifest["token_bytes"] == 2 and manifest["tokens"] == sum(map(len, expected))
+
+
+def test_export_refuses_an_unfinished_corpus_and_a_foreign_directory(built, tmp_path, capsys):
+    import shutil
+
+    from contentx_udf.corpus import export
+
+    unfinished = tmp_path / "unfinished"
+    shutil.copytree(built["corpus"], unfinished)
+    (unfinished / "_SUCCESS").unlink()
+    args = ["--from", str(unfinished), "--output", str(tmp_path / "out"), "--format", "parquet"]
+    assert export.main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is not a finished corpus (no _SUCCESS)" in err[0]
+    assert not (tmp_path / "out").exists()
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    args = ["--from", str(built["corpus"]), "--output", str(foreign), "--format", "jsonl", "--overwrite"]
+    assert export.main(args) == 2
+    assert "not an export of contentx" in capsys.readouterr().err
+    assert (foreign / "notes.txt").read_text() == "mine"
+    args = ["--from", str(built["corpus"]), "--output", str(tmp_path / "o"), "--format", "datatrove"]
+    assert export.main(args) == 2
+    assert "needs --tokenizer" in capsys.readouterr().err
