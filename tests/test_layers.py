@@ -44,6 +44,7 @@ JOB_MODULES = {
     "contentx_udf.corpus.job",
     "contentx_udf.corpus.select",
     "contentx_udf.corpus.train_quality",
+    "contentx_udf.corpus.export",
 }
 
 #: Edges the rules allow for now, each with the step of issue 41 that removes it.
