@@ -309,6 +309,7 @@ def commit(store: OutputStore, run_dir, args, report, rows, spec, eos_id) -> dic
         if store.exists(entry):
             store.delete(entry)
     n = len(rows)
+    store.mkdirs("data")
     shards = []
     for i, row in enumerate(rows):
         final = FINAL_NAMES[args.format].format(i=i, n=n)

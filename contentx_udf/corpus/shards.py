@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..text.tokens import TokenizerSpec, count_tokens, encode_ids, token_dtype
@@ -86,7 +87,7 @@ def _with_counts(batch: pa.RecordBatch, spec: TokenizerSpec | None, count_eos: b
 def _tokens_of(batch: pa.RecordBatch) -> int | None:
     if "token_count" not in batch.schema.names:
         return None
-    return int(pa.compute.sum(batch.column("token_count")).as_py() or 0)
+    return int(pc.sum(batch.column("token_count")).as_py() or 0)
 
 
 def write_parquet(fs, path: str, batches, spec=None, count_eos: bool = False) -> tuple[int, int | None]:

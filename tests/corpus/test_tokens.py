@@ -158,7 +158,7 @@ def test_a_bad_tokenizer_file_is_one_line_exit_2(built, tmp_path, capsys, conten
     ]
     assert corpus_job.main(args) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and message in err[0] and err[0].startswith("build_corpus: error: --tokenizer")
+    assert len(err) == 1 and message in err[0] and err[0].startswith("contentx corpus: error: --tokenizer")
     assert not (tmp_path / "out").exists()  # checked before any Spark work
 
 
