@@ -77,7 +77,12 @@ shift || true
 case "$task" in
     test)
         setup
-        exec "$VENV/bin/python" -m pytest -q "$@"
+        # in parallel (pytest-xdist): one worker per core, at most 4 (each has its own Spark JVM,
+        # 1 GiB of heap); whole test files per worker, those starting clusters and jobs handed out
+        # first (tests/conftest.py). CONTENTX_TEST_WORKERS=0 runs in this one process; a later
+        # -n/--dist of your own wins.
+        workers="${CONTENTX_TEST_WORKERS:-$(n=$(nproc 2>/dev/null || echo 2); echo $((n < 4 ? n : 4)))}"
+        exec "$VENV/bin/python" -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder "$@"
         ;;
     sample)
         setup

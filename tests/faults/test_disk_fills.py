@@ -28,7 +28,8 @@ from ..spark.cluster import JOB, REPO, loopback_env
 from ..spark.test_job import _comparable, config
 from .inputs import sample_copies, small_tmpfs
 
-pytestmark = pytest.mark.spark
+#: (``full_disk``: the suite's summary says so when these could not run here, tests/conftest.py)
+pytestmark = [pytest.mark.spark, pytest.mark.full_disk]
 
 FS_KB = 2048
 

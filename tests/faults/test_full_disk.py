@@ -23,7 +23,8 @@ from ..spark.cluster import CORPUS_JOB, REPO, loopback_env
 from ..spark.test_job import SAMPLE, _comparable
 from .inputs import small_tmpfs
 
-pytestmark = pytest.mark.spark
+#: (``full_disk``: the suite's summary says so when these could not run here, tests/conftest.py)
+pytestmark = [pytest.mark.spark, pytest.mark.full_disk]
 
 #: Size of the small filesystem, and what the filler leaves free: enough for directories and
 #: markers, too little for the Parquet files of the sample.

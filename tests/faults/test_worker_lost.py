@@ -11,7 +11,6 @@ import json
 import os
 import random
 import re
-import shutil
 import signal
 import subprocess
 import time
@@ -22,7 +21,7 @@ import pytest
 from contentx_udf.spark import job
 from contentx_udf.spark.config import JobConfig
 
-from ..spark.cluster import CORPUS_JOB, JOB, StandaloneCluster
+from ..spark.cluster import CORPUS_JOB, JOB, StandaloneCluster, executor_pids, settled
 from ..spark.test_cluster import check_run, table_rows
 from .inputs import sample_copies
 
@@ -30,21 +29,6 @@ pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 
 #: What the report of a corpus must repeat exactly after a loss.
 REPORT_COUNTS = ("input_rows", "kept", "dropped", "cluster_sizes", "languages")
-
-
-def executor_pids(cluster: StandaloneCluster) -> list[int]:
-    """Process ids of the executor JVMs the cluster's workers launched."""
-    found = subprocess.run(["pgrep", "-f", "CoarseGrainedExecutorBackend"], capture_output=True, text=True)
-    pids = [int(p) for p in found.stdout.split()]
-    mine = []
-    for pid in pids:
-        try:  # an executor runs in its worker's work directory (never another cluster's JVM)
-            cwd = os.readlink(f"/proc/{pid}/cwd")
-        except OSError:
-            continue
-        if cwd.startswith(str(cluster.workdir) + os.sep):
-            mine.append(pid)
-    return mine
 
 
 def registered_executor_pids(cluster: StandaloneCluster) -> list[int]:
@@ -108,28 +92,11 @@ def report_counts(out: Path) -> dict:
     return {key: report[key] for key in REPORT_COUNTS}
 
 
-@pytest.fixture(scope="module")
-def shared_cluster(tmp_path_factory):
-    """One cluster for the module's tests (a killed worker is replaced by the test)."""
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        pytest.skip("Java is not installed")
-    c = StandaloneCluster(tmp_path_factory.mktemp("cluster"), workers=2, cores=1, memory="1g").start()
-    try:
-        yield c
-    finally:
-        c.stop()
-
-
 @pytest.fixture()
-def cluster(shared_cluster):
-    """The shared cluster once two workers are alive and the last test's executors are gone."""
-    deadline = time.monotonic() + 120
-    while sum(
-        w.get("state") == "ALIVE" for w in shared_cluster.state().get("workers", [])
-    ) < 2 or executor_pids(shared_cluster):
-        assert time.monotonic() < deadline, "the cluster did not settle"
-        time.sleep(0.5)
-    return shared_cluster
+def cluster(standalone_cluster):
+    """The session's cluster (tests/conftest.py) once two workers are alive and the last test's
+    executors are gone (a killed worker is replaced by the test)."""
+    return settled(standalone_cluster)
 
 
 #: What the driver logs when it learns an executor is gone: the task scheduler's "Lost

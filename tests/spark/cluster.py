@@ -210,3 +210,30 @@ def run_local(args: list[str], env: dict[str, str] | None = None, timeout: float
         timeout=timeout,
         cwd=REPO,
     )
+
+
+def executor_pids(cluster: StandaloneCluster) -> list[int]:
+    """Process ids of the executor JVMs the cluster's workers launched."""
+    found = subprocess.run(["pgrep", "-f", "CoarseGrainedExecutorBackend"], capture_output=True, text=True)
+    pids = [int(p) for p in found.stdout.split()]
+    mine = []
+    for pid in pids:
+        try:  # an executor runs in its worker's work directory (never another cluster's JVM)
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            continue
+        if cwd.startswith(str(cluster.workdir) + os.sep):
+            mine.append(pid)
+    return mine
+
+
+def settled(cluster: StandaloneCluster, timeout: float = 120) -> StandaloneCluster:
+    """``cluster`` once its workers are alive again and the last test's executors are gone (a
+    fault test may have killed a worker and started another)."""
+    deadline = time.monotonic() + timeout
+    while sum(
+        w.get("state") == "ALIVE" for w in cluster.state().get("workers", [])
+    ) < cluster.workers or executor_pids(cluster):
+        assert time.monotonic() < deadline, "the cluster did not settle"
+        time.sleep(0.5)
+    return cluster

@@ -15,7 +15,6 @@ import gzip
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -32,7 +31,7 @@ from contentx_udf.spark.inputs import expand_inputs
 
 from ..conftest import SHARED_WARC, TEST_DATA
 from ..corpus.tables import two_months
-from .cluster import CORPUS_JOB, REPO, StandaloneCluster, free_port, run_local
+from .cluster import CORPUS_JOB, REPO, free_port, run_local, settled
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
 
@@ -62,15 +61,10 @@ def check_run(proc: subprocess.CompletedProcess) -> None:
     assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        pytest.skip("Java is not installed")
-    c = StandaloneCluster(tmp_path_factory.mktemp("cluster"), workers=2, cores=1, memory="1g")
-    try:
-        yield c.start()
-    finally:
-        c.stop()
+@pytest.fixture()
+def cluster(standalone_cluster):
+    """The session's cluster (tests/conftest.py), settled."""
+    return settled(standalone_cluster)
 
 
 @pytest.fixture(scope="module")
