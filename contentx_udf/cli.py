@@ -324,9 +324,10 @@ def _cmd_jvm_archive(args: argparse.Namespace) -> int:
 
     if args.if_missing and class_archive.existing() is not None:
         return 0
+    where = class_archive.archive_dir()
     print(
-        f"{PROG} jvm-archive: writing the driver JVM's class archive for this Java and Spark "
-        "(once; about a minute)",
+        f"{PROG} jvm-archive: writing the driver JVM's class archive for this Java and Spark into "
+        f"{where} (about 185 MiB, once; about a minute; CONTENTX_JVM_ARCHIVE=off: never)",
         file=sys.stderr,
     )
     jvm_archive.create()

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..errors import UserError
 
 JAVA_HINT = (
-    "Java 17 (or 21) is required to run Spark and was not found: install it "
+    "Java 17 or 21 is required to run Spark and was not found: install it "
     "(Debian/Ubuntu: `apt-get install openjdk-17-jre-headless`, macOS: `brew install openjdk@17`) "
     "or set JAVA_HOME to an installed JDK/JRE"
 )
