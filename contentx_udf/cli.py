@@ -33,7 +33,8 @@ def _build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Web crawls (WARC files) into clean text corpora: `run` extracts the main text "
         "of every page into a Parquet table, `corpus` filters and deduplicates it, `select` re-cuts "
-        "a corpus; `extract`, `evaluate` and `train` work on single pages and gold sets.",
+        "a corpus, `export` writes it for training; `extract`, `evaluate` and `train` work on single pages "
+        "and gold sets.",
         epilog=f"`{PROG} COMMAND --help` shows a command's options.",
         formatter_class=_CommandList,
     )
@@ -121,14 +122,12 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     sub.add_parser(
         "train-quality",
-        help="train a fastText quality classifier on positive and negative documents "
-        "(arguments passed through to contentx_udf.corpus.train_quality)",
+        help="train a fastText quality classifier",
         add_help=False,
     )
     sub.add_parser(
         "export",
-        help="write a corpus as Parquet, gzip JSON Lines or datatrove shards, with a dataset card "
-        "(arguments passed through to contentx_udf.corpus.export)",
+        help="write a corpus as Parquet, JSON Lines or datatrove shards",
         add_help=False,
     )
     ja = sub.add_parser(

@@ -675,9 +675,10 @@ def test_every_command_says_its_own_name_and_what_it_requires(capsys, monkeypatc
     assert cli.main(["--help"]) == 0
     listing = capsys.readouterr().out
     assert "contentx_udf" not in listing and "extract_warc" not in listing
-    for command in [*required, "jvm-archive"]:
-        line = next(ln for ln in listing.splitlines() if ln.split()[:1] == [command])
-        assert len(line.split()) > 3, line  # the command and its help on one line
+    lines = listing.split("  COMMAND\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    # every command, those added later too, and its help on one line (no continuation lines)
+    assert [ln.split()[0] for ln in lines] == list(cli.command_parsers()), lines
+    assert all(ln.startswith("    ") and ln[4] != " " and len(ln.split()) > 3 for ln in lines), lines
 
 
 def test_cli_evaluate_full_text(tmp_path, capsys):
