@@ -16,11 +16,17 @@
    ``conf/``: embedded ``local[*,3]`` Spark, 2 GB driver) in a subprocess, polled every 0.2 s for
    the peak RSS of its JVM and of its Python workers; prints seconds, input rows/s, documents kept
    against the originals, and whether the log holds an ``OutOfMemoryError``.
-4. **datatrove** (``--peer``, on the smallest ``--docs``): the same documents as JSONL through its
+4. **A quality model** (``--quality-model``): a fastText classifier as DCLM's (word bigrams,
+   softmax, 32 dimensions, 2,000,000 buckets: 256 MB) trained here with ``fasttext-new`` on the
+   line pool (documents with a boilerplate line against the others: what it learns does not
+   matter, its cost does), and the same build with ``--quality-model bench=MODEL`` after each
+   build without it (``--rounds`` pairs); prints the ratio of the median times (issue 42: at most
+   1.15 at 100,000 documents).
+5. **datatrove** (``--peer``, on the smallest ``--docs``): the same documents as JSONL through its
    MinHash pipeline in the FineWeb configuration (``benchmarks/datatrove_minhash.py``), with the
    same 2 workers, in the same run.  Needs the ``bench`` extra.
 
-5. **Token counts** (``--tokenizer FILE``, or ``--tokenizer bpe``: a byte-level BPE of 32,000 ids
+6. **Token counts** (``--tokenizer FILE``, or ``--tokenizer bpe``: a byte-level BPE of 32,000 ids
    trained here on the line pool with ``tokenizers``' own trainer): each build is run again with
    ``--tokenizer``, right after the one without, and the time it adds is printed
    (``token_overhead``).
@@ -38,6 +44,7 @@ import os
 import random
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import threading
@@ -345,6 +352,30 @@ def run_contentx(table: Path, output: Path, log: Path, extra: list[str]) -> dict
     }
 
 
+def train_quality_model(work: Path, lines: list[str]) -> Path:
+    """A DCLM-shaped fastText model (word bigrams, dim 32, 2M buckets) trained on the line pool."""
+    import fasttext_new
+
+    path = work / "quality-bench.bin"
+    if path.exists():
+        return path
+    rng = random.Random(42)
+    rows = []
+    for i in range(4000):
+        doc = " ".join(rng.choice(lines) for _ in range(rng.randint(5, 30)))
+        label = "__label__cc" if i % 2 else "__label__hq"
+        if label == "__label__cc":
+            doc += " " + rng.choice(BOILERPLATE)
+        rows.append(f"{label} {doc}")
+    data = work / "quality-bench.txt"
+    data.write_text("\n".join(rows) + "\n")
+    model = fasttext_new.train_supervised(
+        str(data), dim=32, wordNgrams=2, bucket=2_000_000, epoch=3, thread=2, verbose=0
+    )
+    model.save_model(str(path))
+    return path
+
+
 def run_datatrove(jsonl: Path, work: Path) -> dict:
     shutil.rmtree(work, ignore_errors=True)
     proc = subprocess.run(
@@ -374,6 +405,12 @@ def main() -> int:
         metavar="FILE|bpe",
         help="also build with --tokenizer FILE (bpe: one trained here on the line pool) and print its cost",
     )
+    parser.add_argument(
+        "--quality-model",
+        action="store_true",
+        help="also the same build with a fastText quality model trained here, and the time ratio",
+    )
+    parser.add_argument("--rounds", type=int, default=1, help="builds without and with the model (pairs)")
     args = parser.parse_args()
     if not WCXB.exists():
         sys.exit(f"missing {WCXB}")
@@ -408,6 +445,33 @@ def main() -> int:
             )
             return 1
         kept = run["report"]["kept"]
+        if args.quality_model:
+            model = train_quality_model(args.work, lines)
+            plain, scored = [run["seconds"]], []
+            for k in range(args.rounds):
+                if k:
+                    again = run_contentx(
+                        table, args.work / f"corpus-{n}", args.work / f"corpus-{n}.log", args.job_args.split()
+                    )
+                    plain.append(again["seconds"])
+                extra = [*args.job_args.split(), "--quality-model", f"bench={model}"]
+                with_model = run_contentx(
+                    table, args.work / f"corpus-{n}-q", args.work / f"corpus-{n}-q.log", extra
+                )
+                if with_model["code"] != 0:
+                    print(f"the build with the model failed; log: {args.work}/corpus-{n}-q.log")
+                    return 1
+                scored.append(with_model["seconds"])
+                print(
+                    f"round {k + 1}: {plain[-1]:.1f} s without the model, {scored[-1]:.1f} s with it "
+                    f"(kept {with_model['report']['kept']}, Python workers {with_model['workers_mb']:.0f} MB)"
+                )
+            without, with_ = statistics.median(plain), statistics.median(scored)
+            run["quality"] = {"plain": plain, "scored": scored, "ratio": with_ / without}
+            print(
+                f"quality model, {n} docs: median {without:.1f} s without, {with_:.1f} s with: "
+                f"x {run['quality']['ratio']:.3f}"
+            )
         results.append((n, originals, run))
         if tokenizer:
             counted = run_contentx(
@@ -451,6 +515,8 @@ def main() -> int:
             f"workers_mb={run['workers_mb']:.0f}",
             f"oom={int(run['oom'])}",
         ]
+        if "quality" in run:
+            parts.append(f"quality_model_ratio={run['quality']['ratio']:.3f}")
     for n, without, with_tokens, kept_tokens in token_runs:
         overhead = with_tokens / without - 1
         parts += [f"tokens_docs={n}", f"seconds_with_tokenizer={with_tokens:.1f}",

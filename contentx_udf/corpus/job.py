@@ -454,6 +454,9 @@ class Finish:
     document_texts: Any = None
     #: :func:`pass_groups` of ``table`` when already collected (``select``: with ``_newly_kept``)
     groups: list | None = None
+    #: a column of ``table`` the documents are written partitioned by (``select
+    #: --quality-buckets``: ``bucket``, the documents under ``documents/bucket=K/``)
+    partition: str | None = None
 
 
 def finish(spark, config: CorpusConfig, store: OutputStore, run_dir: tuple[str, ...], table, f: Finish):
@@ -483,6 +486,7 @@ def _finish(spark, config, store, run_dir, table, f: Finish, sensitive: Future |
     from pyspark.sql import functions as F
 
     checkpoint, say, started, against = f.checkpoint, f.say, f.started, f.against
+    partition = (f.partition,) if f.partition else ()
     notes, minhash, lines = f.notes, f.minhash, f.lines
     groups = pass_groups(table) if f.groups is None else f.groups
     by_reason: dict[Any, tuple[int, Any]] = {}
@@ -556,7 +560,7 @@ def _finish(spark, config, store, run_dir, table, f: Finish, sensitive: Future |
         from .signals import documents_from_texts
 
         source = f.texts if f.document_texts is None else f.document_texts
-        written = documents_from_texts(written, source, document_columns(config))
+        written = documents_from_texts(written, source, document_columns(config), carry=partition)
     touched = None
     if config.touches.active:  # FineWeb-2's formatters, after dedup, on the texts written
         written, touched = final_touches.apply(written, config.touches)
@@ -571,7 +575,9 @@ def _finish(spark, config, store, run_dir, table, f: Finish, sensitive: Future |
             spark, lambda: write_signals(table, per_document, store, run_dir, config.argv), "contentx-signals"
         )
     try:
-        written.select(*document_columns(config)).write.parquet(documents_dir)
+        written.select(*document_columns(config), *partition).write.partitionBy(*partition).parquet(
+            documents_dir
+        )
     except BaseException:
         background.settle([signals_written])
         raise

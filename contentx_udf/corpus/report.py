@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from .by_language import TOP_LANGUAGES
 from .by_language import markdown as by_language_markdown
+from .scores import cuts_markdown
 from .scores import markdown as scores_markdown
 
 
@@ -228,6 +229,7 @@ def _markdown(report: dict[str, Any]) -> str:
         out += [f"| {r['filter']} | {r['rule']} | {r['documents']} |" for r in report["dropped_rules"]]
         out += [""]
     out += _sensitivity_markdown(report.get("sensitivity"))
+    out += cuts_markdown(report.get("quality_cuts"))
     out += scores_markdown(report.get("quality_scores"))
     out += by_language_markdown(report.get("by_language") or [])
     out += ["## Text length", "", "| characters | documents |", "|---|---:|"]

@@ -411,3 +411,32 @@ def markdown(scores: dict[str, Any] | None, top: int = 10) -> list[str]:
         ]
         out += [""]
     return out
+
+
+def cuts_markdown(cuts: dict[str, Any] | None) -> list[str]:
+    """The report's section on ``select``'s cuts by score (``_report.json``'s ``quality_cuts``)."""
+    if not cuts:
+        return []
+    out = ["## Cuts by model score", ""]
+    for name, value in (cuts.get("quality_min") or {}).items():
+        out.append(f"* `--quality-min {name}={value}`")
+    if top := cuts.get("keep_top"):
+        share = f"{top['kept_share']:.2%}" if top["kept_share"] is not None else "-"
+        out.append(
+            f"* `--keep-top {top['model']}={top['fraction']}` by {top['weight']}: threshold "
+            f"{top['threshold']}, {share} of the {top['weight']} kept before dedup "
+            f"({top['kept_weight']:g} of {top['total_weight']:g}); a full build with "
+            f"`{top['same_as']}` keeps the same documents"
+        )
+    if buckets := cuts.get("buckets"):
+        out.append(
+            f"* `--quality-buckets {','.join(buckets['models'])}`, {buckets['bins']} byte-weighted bins; "
+            "documents written as `documents/bucket=K/`"
+        )
+        out += ["", "| bucket | documents | bytes |", "|---:|---:|---:|"]
+        per = buckets["per_bucket"]
+        out += [
+            f"| {k} | {d} | {b} |"
+            for k, (d, b) in enumerate(zip(per["documents"], per["bytes"], strict=True))
+        ]
+    return out + [""]

@@ -40,6 +40,9 @@ from ..runtime.java import check_java
 from ..runtime.session import SHORT_JOB_JAVA_OPTIONS, arrow_batch_rows, spark_session
 from ..runtime.store import LocalOutputStore, OutputStore, check_local_output, local_store
 from .config import CorpusConfig, add_token_arguments, config_from_argv
+from .cuts import BUCKET, DEFAULT_BINS, WEIGHTS, Request, parse_request
+from .cuts import apply as apply_cuts
+from .cuts import check as check_cuts
 from .dedup import BUILT_IN_PASS
 from .job import SIGNALS_BATCH_ROWS, Finish, finish, pass_groups
 from .output import checkpointer, new_run_dir, prepare_output
@@ -47,6 +50,7 @@ from .per_document import minhash_columns
 from .quality.settings import PRESETS
 from .quality.signals import SIGNALS, changed_measure_keys, judge
 from .report import summary_lines
+from .scores import PREFIX as SCORE_PREFIX
 from .signals import SIGNALS_FORMAT, read_build
 from .tables import SUCCESS, open_store
 
@@ -127,6 +131,42 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep only the documents for which this SQL condition over the signals columns holds, "
         "e.g. \"gq_real_words >= 200 and host not like '%%.example'\"",
     )
+    scored = p.add_argument_group("documents chosen by a model's score (a build with --quality-model)")
+    scored.add_argument(
+        "--quality-min",
+        action="append",
+        default=[],
+        metavar="NAME=SCORE",
+        help="drop the documents whose quality_NAME is below SCORE (as contentx corpus; repeatable)",
+    )
+    scored.add_argument(
+        "--keep-top",
+        default=None,
+        metavar="NAME=FRACTION",
+        help="keep the documents whose quality_NAME is at or above the (1 - FRACTION) quantile among "
+        "those that pass the other filters (e.g. dclm=0.1, DCLM's top 10 %%); the threshold is "
+        "recorded in _report.json (quality_cuts), and a full build with --quality-min at it gives the "
+        "same corpus",
+    )
+    scored.add_argument(
+        "--keep-top-weight",
+        choices=WEIGHTS,
+        default="documents",
+        help="what --keep-top's fraction counts: documents or the bytes of their texts (default documents)",
+    )
+    scored.add_argument(
+        "--quality-buckets",
+        default=None,
+        metavar="NAME,NAME,...",
+        help="Nemotron-CC's ensemble: each model's score becomes its percentile bin (byte-weighted), a "
+        "document's bucket is the highest of its bins; the documents are written as bucket=K/",
+    )
+    scored.add_argument(
+        "--bins",
+        type=int,
+        default=DEFAULT_BINS,
+        help=f"percentile bins of --quality-buckets (default {DEFAULT_BINS})",
+    )
     add_verbose_flag(p)
     add_token_arguments(p)
     return p
@@ -139,6 +179,13 @@ def asked(args: argparse.Namespace) -> list[str]:
     pairs += [("--filter-set", item) for item in args.filter_set]
     pairs += [("--min-language-score", args.min_language_score), ("--languages", args.languages)]
     pairs += [("--where", args.where)]
+    pairs += [("--quality-min", item) for item in getattr(args, "quality_min", None) or []]
+    pairs += [("--keep-top", getattr(args, "keep_top", None))]
+    if getattr(args, "keep_top", None) is not None:
+        pairs += [("--keep-top-weight", args.keep_top_weight)]
+    pairs += [("--quality-buckets", getattr(args, "quality_buckets", None))]
+    if getattr(args, "quality_buckets", None) is not None:
+        pairs += [("--bins", str(args.bins))]
     return [f"{flag} {value}" for flag, value in pairs if value is not None]
 
 
@@ -156,6 +203,8 @@ def _changes(args: argparse.Namespace) -> list[str]:
         out += ["--tokenizer", args.tokenizer]
     if getattr(args, "count_eos", None):
         out += ["--count-eos"]
+    for item in getattr(args, "quality_min", None) or []:
+        out += ["--quality-min", item]
     return out
 
 
@@ -274,9 +323,18 @@ def _quiet_query_errors():
             lg.disabled = was
 
 
-def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None, reuse_counts: bool = False):
+def pass_table(
+    spark,
+    source_store,
+    wanted: CorpusConfig,
+    where: str | None,
+    reuse_counts: bool = False,
+    request: Request | None = None,
+    kept: list | None = None,
+):
     """The build's pass table as the re-cut's settings would have made it (:func:`.job.first_pass`'
-    columns, without the texts: they join the kept documents only), the signals and the texts.
+    columns, without the texts: they join the kept documents only), the signals, the texts, and
+    the model cuts' report (:mod:`.cuts`; ``request``: ``--keep-top``, ``--quality-buckets``).
     Token counts (``wanted.tokenizer``) are the signals' when ``reuse_counts``, else counted from
     ``texts/`` (every measured document's text as if kept; none for a column filter's drops)."""
     from pyspark.sql import functions as F
@@ -299,6 +357,8 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None, reu
         narrow = texts.select(*(F.expr(c) for c in PASS_TEXT_COLUMNS), counted("text").alias("token_count"))
     else:
         narrow = narrow.withColumn("token_count", F.lit(None).cast("long"))
+    scores = [c for c in signals.columns if c.startswith(SCORE_PREFIX)]
+    passed += [*scores, *(["text_bytes"] if scores else [])]
     if where:
         try:
             condition = F.expr(where)
@@ -335,6 +395,9 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None, reu
         drop = F.coalesce(drop, F.when(~F.col(WHERE_COLUMN), F.lit("where")))
         rule = F.when(drop == "where", F.lit("where")).otherwise(rule)
     rows = rows.withColumn("_drop", drop).withColumn("_rule", rule)
+    rows, cut_report, bucketed = apply_cuts(
+        rows, wanted.quality_min, request or Request(), lambda df: _kept(df, kept if kept is not None else [])
+    )
     passed = F.col("_drop").isNull()
     newly_kept = passed & F.col("drop").isNotNull()  # the build's filters dropped it: no band hashes
     table = rows.join(narrow, "doc_id").select(
@@ -375,8 +438,10 @@ def pass_table(spark, source_store, wanted: CorpusConfig, where: str | None, reu
         F.col("cluster").alias("built_cluster"),
         F.col("cluster_size").alias("built_size"),
         "token_count",
+        *scores,
+        *([BUCKET] if bucketed else []),
     )
-    return table, signals, texts
+    return table, signals, texts, cut_report
 
 
 def _minhash_udf(params, with_sketch: bool):
@@ -451,12 +516,13 @@ def run(args: argparse.Namespace, spark, progress: Callable[[str], None] | None 
     checkpoint = checkpointer(spark, store, run_dir)
     built = config_from_argv(read_build(source)["argv"])
     reuse = counts_reused(built, wanted, spark.read.parquet(source.uri("signals")))
-    table, signals, texts = pass_table(spark, source, wanted, args.where, reuse)
-    say("re-cut planned")
+    request = cut_request(args)
     kept: list = []
     try:
+        table, signals, texts, cuts = pass_table(spark, source, wanted, args.where, reuse, request, kept)
+        say("re-cut planned" + (" (thresholds found)" if request.models() else ""))
         return _recut(
-            spark, args, wanted, store, run_dir, checkpoint, say, started, table, signals, texts, kept
+            spark, args, wanted, store, run_dir, checkpoint, say, started, table, signals, texts, kept, cuts
         )
     finally:
         for df in kept:
@@ -483,10 +549,21 @@ def check_source(source: OutputStore | LocalOutputStore, args: argparse.Namespac
         )
     built, wanted = configs(build["argv"], args)
     check(built, wanted, asked(args))
+    check_cuts(cut_request(args), list(built.quality_models))
     return wanted
 
 
-def _recut(spark, args, wanted, store, run_dir, checkpoint, say, started, table, signals, texts, kept):
+def cut_request(args: argparse.Namespace) -> Request:
+    """``--keep-top``, ``--keep-top-weight``, ``--quality-buckets``, ``--bins`` (:mod:`.cuts`)."""
+    return parse_request(
+        getattr(args, "keep_top", None),
+        getattr(args, "keep_top_weight", "documents"),
+        getattr(args, "quality_buckets", None),
+        getattr(args, "bins", DEFAULT_BINS),
+    )
+
+
+def _recut(spark, args, wanted, store, run_dir, checkpoint, say, started, table, signals, texts, kept, cuts):
     """:func:`run` from the planned pass ``table`` on: judged and kept once, dedup, the rest
     (:func:`.job.finish`)."""
     # the pass is judged once and kept (memory, then local disk) for the report's, the dedup's and
@@ -506,7 +583,12 @@ def _recut(spark, args, wanted, store, run_dir, checkpoint, say, started, table,
     built = None if newly else BUILT_IN_PASS
     bands = None if newly else texts.select("doc_id", "bands")
     minhash = wanted.minhash() if wanted.dedup == "near" else None
-    extra = {"selected_from": args.source, "where": args.where, "changes": asked(args)}
+    extra = {
+        "selected_from": args.source,
+        "where": args.where,
+        "changes": asked(args),
+        "quality_cuts": cuts or None,
+    }
     return finish(
         spark,
         wanted,
@@ -526,6 +608,7 @@ def _recut(spark, args, wanted, store, run_dir, checkpoint, say, started, table,
             # every kept document then passed the build's filters: its texts/ row has no drop
             document_texts=None if newly else texts.where("drop is null"),
             groups=groups,
+            partition=BUCKET if BUCKET in table.columns else None,
         ),
     )
 

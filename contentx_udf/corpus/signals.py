@@ -93,13 +93,14 @@ TEXT_COLUMNS = (
 )
 
 
-def documents_from_texts(kept, texts, columns):
+def documents_from_texts(kept, texts, columns, carry: Sequence[str] = ()):
     """The documents a re-cut keeps, read from the build's ``texts/`` (its staged first pass, which
     has every column of the document table): ``kept`` (``doc_id, duplicate_count, text_length,
     bands, _newly_kept``, one row per kept document) is joined to ``texts/`` by Spark (a broadcast
     only under spark.sql.autoBroadcastJoinThreshold: the kept rows are per-document data, which
     never go to the driver whole).  ``text_length`` is the text's as kept; ``bands`` those ``select``
-    computed for the documents the build's filters dropped (``_newly_kept``), else the build's."""
+    computed for the documents the build's filters dropped (``_newly_kept``), else the build's;
+    ``carry``: columns of ``kept`` the documents take as they are (``bucket``)."""
     from pyspark.sql import functions as F
 
     new = F.col("_newly_kept")
@@ -111,6 +112,7 @@ def documents_from_texts(kept, texts, columns):
         F.when(new, F.col("bands")).alias("_bands"),
         new,
         *([F.col("token_count").alias("_tokens")] if tokens else []),
+        *carry,
     )
     joined = texts.join(small, "doc_id")
     replaced = {
@@ -118,7 +120,7 @@ def documents_from_texts(kept, texts, columns):
         "bands": F.when(new, F.col("_bands")).otherwise(F.col("bands")).alias("bands"),
         "token_count": F.col("_tokens").alias("token_count"),
     }
-    return joined.select(*(replaced.get(c, F.col(c)) for c in columns))
+    return joined.select(*(replaced.get(c, F.col(c)) for c in columns), *carry)
 
 
 def signal_columns(scores: Sequence[str] = ()) -> list[str]:

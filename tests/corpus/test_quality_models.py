@@ -15,7 +15,7 @@ import pytest
 
 from contentx_udf import cli
 from contentx_udf.corpus import job as corpus_job
-from contentx_udf.corpus import scores
+from contentx_udf.corpus import quantiles, scores
 from contentx_udf.corpus.config import config_from_argv
 from contentx_udf.corpus.per_document import PassSettings, document_batch
 from contentx_udf.errors import UserError
@@ -158,3 +158,147 @@ def test_a_missing_label_or_a_bad_model_is_one_line(spark, table, model, tmp_pat
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and needle in err, err
     assert not (tmp_path / "out").exists()
+
+
+# -- select: --keep-top and --quality-buckets --------------------------------------------------
+
+
+@pytest.mark.spark
+def test_thresholds_are_the_exact_weighted_quantiles(spark):
+    """Three aggregations find every threshold of two columns, ties and nulls included, as the
+    in-memory reference does."""
+    rng = np.random.default_rng(3)
+    n = 5000
+    a = rng.random(n).astype(np.float32)
+    a[:400] = a[400]  # a tie across the cut of some fractions
+    b = (rng.random(n) ** 3).astype(np.float32)
+    weights = rng.integers(1, 5000, n)
+    missing = rng.random(n) < 0.05
+    frame = spark.createDataFrame(
+        pa.table(
+            {
+                "a": pa.array(a, mask=missing),
+                "b": pa.array(b),
+                "w": pa.array(weights, pa.int64()),
+            }
+        ).to_pandas()
+    )
+    fractions = [0.001, 0.1, 0.5, 0.9, 0.97, 1.0]
+    found = quantiles.top_thresholds(frame, ["a", "b"], "w", {"a": fractions, "b": fractions[:3]})
+    for name, scores_, keep in (("a", a, ~missing), ("b", b, np.ones(n, bool))):
+        for cut in found[name]:
+            expected = quantiles.reference_threshold(scores_[keep], weights[keep], cut.fraction)
+            assert cut.threshold == expected, (name, cut)
+            assert cut.total_weight == weights[keep].sum()
+            assert cut.kept_weight == weights[keep][scores_[keep] >= np.float32(expected)].sum()
+            assert cut.kept_weight >= cut.fraction * cut.total_weight
+    documents = quantiles.top_thresholds(frame, ["b"], None, {"b": [0.25]})["b"][0]
+    assert documents.threshold == quantiles.reference_threshold(b, np.ones(n), 0.25)
+
+
+@pytest.fixture(scope="module")
+def second_model(tmp_path_factory):
+    return train_model(tmp_path_factory.mktemp("model") / "edu.ftz", seed=5, dim=4, wordNgrams=1)
+
+
+@pytest.fixture(scope="module")
+def signals_build(spark, table, model, second_model, tmp_path_factory):
+    """The texts built with --signals and two models."""
+    out = tmp_path_factory.mktemp("signals") / "built"
+    argv = ["--input", str(table), "--output", str(out), "--dedup", "exact", "--signals"]
+    argv += ["--quality-model", f"dclm={model}", "--quality-model", f"edu={second_model}"]
+    corpus_job.run(config_from_argv(argv), spark)
+    return out
+
+
+def _urls(path) -> set[tuple]:
+    t = pq.read_table(str(path / "documents"), columns=["url", "text_hash", "duplicate_count"])
+    return set(zip(*(t.column(c).to_pylist() for c in t.column_names), strict=True))
+
+
+@pytest.mark.spark
+def test_keep_top_keeps_the_documents_at_its_threshold_and_equals_a_full_build(
+    spark, signals_build, table, model, tmp_path
+):
+    cut = tmp_path / "top"
+    assert (
+        cli.main(["select", "--from", str(signals_build), "--output", str(cut), "--keep-top", "dclm=0.3"])
+        == 0
+    )
+    report = json.loads((cut / "_report.json").read_text())
+    top = report["quality_cuts"]["keep_top"]
+    signals = pq.read_table(str(signals_build / "signals"), columns=["url", "quality_dclm"]).to_pylist()
+    scores_ = np.array([r["quality_dclm"] for r in signals], dtype=np.float32)
+    expected = quantiles.reference_threshold(scores_, np.ones(len(scores_)), 0.3)
+    assert np.float32(top["threshold"]) == np.float32(expected)  # written as float32's shortest decimal
+    at_or_above = {r["url"] for r in signals if np.float32(r["quality_dclm"]) >= np.float32(top["threshold"])}
+    assert top["kept_weight"] == len(at_or_above) and top["total_weight"] == len(signals)
+    assert 0.3 <= top["kept_share"] < 0.3 + 2 / len(signals)
+    kept = {url for url, _, _ in _urls(cut)}
+    assert kept <= at_or_above
+    assert report["kept"] + report["dropped"]["exact_duplicate"] == len(at_or_above)
+    assert report["dropped"]["quality_dclm"] == len(signals) - len(at_or_above)
+    assert f"--quality-min dclm={top['threshold']!r}" in (cut / "report.md").read_text()
+    # the same corpus from a full build with --quality-min at the recorded threshold
+    full = tmp_path / "full"
+    argv = ["--input", str(table), "--output", str(full), "--dedup", "exact"]
+    argv += ["--quality-model", f"dclm={model}", "--quality-min", f"dclm={top['threshold']}"]
+    built = corpus_job.run(config_from_argv(argv), spark)
+    assert _urls(full) == _urls(cut)
+    assert built["dropped"]["quality_dclm"] == report["dropped"]["quality_dclm"]
+
+
+@pytest.mark.spark
+def test_keep_top_by_bytes_then_buckets_of_two_models(spark, signals_build, tmp_path):
+    """The top half of the bytes by dclm, then Nemotron-CC's buckets of dclm and edu over it: the
+    kept bytes within 0.5 % of the half asked (before dedup), every document in one bucket
+    directory, each model's bins 1/10 of the bytes +- 0.5 %."""
+    cut = tmp_path / "buckets"
+    argv = ["select", "--from", str(signals_build), "--output", str(cut), "--keep-top", "dclm=0.5"]
+    argv += ["--keep-top-weight", "bytes", "--quality-buckets", "dclm,edu", "--bins", "10"]
+    assert cli.main(argv) == 0
+    report = json.loads((cut / "_report.json").read_text())
+    cuts = report["quality_cuts"]
+    signals = pq.read_table(str(signals_build / "signals")).to_pylist()
+    threshold = np.float32(cuts["keep_top"]["threshold"])
+    weights = np.array([r["text_bytes"] for r in signals])
+    dclm = np.array([r["quality_dclm"] for r in signals], dtype=np.float32)
+    assert threshold == np.float32(quantiles.reference_threshold(dclm, weights, 0.5))
+    top = dclm >= threshold
+    assert abs(weights[top].sum() / weights.sum() - 0.5) <= 0.005
+    # the buckets among the top half: each model's bins by its recorded edges
+    buckets = cuts["buckets"]
+    kept_rows = [r for r, t in zip(signals, top, strict=True) if t]
+    total = sum(r["text_bytes"] for r in kept_rows)
+    expected_bucket = {}
+    for name in ("dclm", "edu"):
+        edges = np.array(buckets["edges"][name], dtype=np.float32)
+        assert list(edges) == sorted(edges)
+        bins = np.array([(np.float32(r[f"quality_{name}"]) >= edges).sum() for r in kept_rows])
+        per_bin = np.bincount(bins, weights=[r["text_bytes"] for r in kept_rows], minlength=10)
+        assert np.all(np.abs(per_bin / total - 0.1) <= 0.005), (name, per_bin / total)
+        assert buckets["per_model_bin"][name]["bytes"] == [int(x) for x in per_bin]
+        for r, b in zip(kept_rows, bins, strict=True):
+            expected_bucket[r["url"]] = max(expected_bucket.get(r["url"], 0), int(b))
+    written = pq.read_table(str(cut / "documents")).to_pylist()  # bucket from the directories
+    assert {p.name for p in (cut / "documents").iterdir() if p.is_dir()} <= {f"bucket={k}" for k in range(10)}
+    urls = [d["url"] for d in written]
+    assert len(urls) == len(set(urls)) == report["kept"]
+    assert all(int(d["bucket"]) == expected_bucket[d["url"]] for d in written)
+    assert sum(buckets["per_bucket"]["documents"]) == len(kept_rows)
+
+
+@pytest.mark.spark
+def test_select_cuts_need_a_model_the_build_scored(spark, signals_build, tmp_path, capsys):
+    base = ["select", "--from", str(signals_build), "--output", str(tmp_path / "x")]
+    cases = [
+        (["--keep-top", "nope=0.1"], "no model 'nope'"),
+        (["--keep-top", "dclm=0"], "0 < FRACTION"),
+        (["--quality-buckets", "dclm,other"], "no model 'other'"),
+        (["--quality-min", "other=0.2"], "no such model"),
+    ]
+    capsys.readouterr()
+    for extra, needle in cases:
+        assert cli.main([*base, *extra]) == 2, extra
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and needle in err, err
