@@ -34,13 +34,16 @@ setup() {
         exit 2
     fi
     if [ ! -x "$VENV/bin/python" ]; then
-        echo "dev.sh: creating $VENV and installing contentx (first run only, ~1 minute)" >&2
+        echo "dev.sh: creating $VENV (first run only)" >&2
         "$PYTHON" -m venv "$VENV"
         "$VENV/bin/python" -m pip install -q --upgrade pip
     fi
     # re-install when pyproject.toml, setup.py or a compiled pass (.pyx) changed since the last
     # install, or when the compiled extension is missing (the editable install builds it in place)
     if [ ! -f "$VENV/.installed" ] || needs_build; then
+        echo "dev.sh: installing contentx and its test dependencies into $VENV with pip, compiling" \
+            "its passes (first run: a couple of minutes on a quiet 2-core machine, more under load;" \
+            "log: $VENV/install.log)" >&2
         if ! "$VENV/bin/python" -m pip install -q -e ".[test]" >"$VENV/install.log" 2>&1; then
             cat "$VENV/install.log" >&2
             echo "dev.sh: installing contentx failed (log above, also in $VENV/install.log)" >&2
