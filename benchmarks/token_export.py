@@ -179,7 +179,9 @@ def main() -> int:
     )
 
     export = args.work / "export"
+    # files of 8 MB: several tasks, so the export uses both cores as datatrove's two workers do
     options = ["--format", "datatrove", "--tokenizer", str(tokenizer), "--eos-token", EOS]
+    options += ["--shard-size", "8MB"]
     ours = contentx(
         "export", "--from", str(corpus), "--output", str(export), *options, log=args.work / "export.log"
     )

@@ -103,8 +103,8 @@ def body(report: dict[str, Any], export: dict[str, Any] | None = None) -> str:
     out = [
         f"# {title}",
         "",
-        "A web text corpus built with [contentx](https://github.com/) from WARC crawls: main-text "
-        "extraction, language identification, quality filters, exact and near dedup.",
+        "A web text corpus built with contentx from WARC crawls: main-text extraction, language "
+        "identification, quality filters, exact and near dedup.",
         "",
         "## Inputs",
         "",
