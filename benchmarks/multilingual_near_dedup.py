@@ -14,11 +14,13 @@
    and a dated line inserted (``2024-06-DD 10:MM``: five words, the same in every language).
    Originals are fetched before every copy, so ``--keep first`` keeps them.
 3. **The corpus job** (in this process, local Spark, ``--dedup near`` with its default 12 x 9
-   bands for 0.8) on one extraction table of all of them, twice: ``--near-words letters`` (the
-   rule before: runs of letters and digits, a whole clause of Chinese or Japanese one "word") and
-   ``--near-words segmented`` (scripts without spaces cut into dictionary words first).
+   bands for 0.8) on one extraction table of all of them, twice: ``--near-words segmented-1`` (the
+   rule before: scripts without spaces cut into dictionary words, every shingle 5 words; before
+   it, ``letters`` made a whole clause of Chinese or Japanese one "word") and ``--near-words
+   segmented`` (``segmented-2``: the shingles of Chinese, Japanese, Thai and Korean documents of
+   as many words as span about five English words).
 
-Prints, per language and size, before (``letters``) -> after (``segmented``): the near copies
+Prints, per language and size, before (``segmented-1``) -> after (``segmented``): the near copies
 found (not kept: dropped as near duplicates of their original); the share the banding curve
 expects from the exact word 5-gram Jaccard similarity ``J`` of ``--pairs`` further near pairs made
 the same way (``1 - (1 - J^9)^12`` averaged, no Spark: the same figure without the MinHash and
@@ -71,7 +73,10 @@ LANGUAGES = {
 BY_LINE = {"tha", "lao"}
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？।॥؟។။])\s*")
 SIZES = {"12-30": (12, 30), "3-6": (3, 6)}
-RULES = ("letters", "segmented")
+#: The word rules compared (before -> after): ``segmented-1`` (every document's shingles 5 words)
+#: and the default ``segmented`` (``segmented-2``: Chinese, Japanese, Thai and Korean documents'
+#: shingles of their language's length).
+RULES = ("segmented-1", "segmented")
 
 
 def sentences(name: str) -> list[str]:
@@ -103,11 +108,14 @@ def documents(name: str, size: tuple[int, int], originals: int, copies: int, rng
     return ["\n".join(m) for m in made], near
 
 
-def shingle_arrays(texts: list[str], rule: str) -> list[np.ndarray]:
-    """Each text's distinct word 5-gram hashes (sorted uint64) under word rule ``rule``."""
+def shingle_arrays(texts: list[str], rule: str, language: str | None = None) -> list[np.ndarray]:
+    """Each text's distinct word-shingle hashes (sorted uint64) under word rule ``rule``, the texts
+    labelled ``language`` (under ``segmented-2`` their shingles are the language's length)."""
     from contentx_udf.corpus import minhash as mh
 
-    shingles = mh.shingle_hashes(mh.word_hashes(texts, words=mh.WORD_RULES[rule]))
+    params = mh.MinHashParams(words=mh.WORD_RULES[rule])
+    lengths = mh.shingle_lengths(None if language is None else [language] * len(texts), params)
+    shingles = mh.shingle_hashes(mh.word_hashes(texts, words=params.words), lengths)
     return [
         np.unique(shingles.hashes[a:b])
         for a, b in zip(shingles.offsets[:-1], shingles.offsets[1:], strict=True)
@@ -119,21 +127,25 @@ def jaccard(x: np.ndarray, y: np.ndarray) -> float:
     return len(np.intersect1d(x, y, assume_unique=True)) / union if union else 1.0
 
 
-def expected_found(pairs: list[tuple[str, str]], rule: str, bands: int, rows: int) -> float:
-    """The mean over ``pairs`` of the banding curve at their exact word 5-gram Jaccard similarity."""
-    a = shingle_arrays([x for x, _ in pairs], rule)
-    b = shingle_arrays([y for _, y in pairs], rule)
+def expected_found(
+    pairs: list[tuple[str, str]], rule: str, bands: int, rows: int, language: str | None = None
+) -> float:
+    """The mean over ``pairs`` of the banding curve at their exact word-shingle Jaccard similarity."""
+    a = shingle_arrays([x for x, _ in pairs], rule, language)
+    b = shingle_arrays([y for _, y in pairs], rule, language)
     similarity = np.array([jaccard(x, y) for x, y in zip(a, b, strict=True)])
     return float(candidate_probability(similarity, bands, rows).mean())
 
 
-def cross_family(texts: list[str], family: list[int], rule: str, bands: int, rows: int):
+def cross_family(
+    texts: list[str], family: list[int], rule: str, bands: int, rows: int, language: str | None = None
+):
     """``(expected, closest)`` over the pairs of ``texts`` of different families (an original and
     its near copy are one family): the sum of their candidate probabilities, the number of links
     between families the banding is expected to make (each merges an original away), and each
     text's highest exact Jaccard similarity with a text of another family (from a texts x 5-grams
     incidence matrix)."""
-    sets = shingle_arrays(texts, rule)
+    sets = shingle_arrays(texts, rule, language)
     _, ids = np.unique(np.concatenate(sets), return_inverse=True)
     incidence = np.zeros((len(sets), int(ids.max()) + 1), dtype=np.float32)
     incidence[np.repeat(np.arange(len(sets)), [len(x) for x in sets]), ids] = 1.0
@@ -233,9 +245,9 @@ def main() -> int:
         print(f"--near-words {rule}: {seconds:.1f} s, kept {report['kept']}, dropped {report['dropped']}")
     bands, rows_per_band = (results["segmented"]["report"]["minhash"][k] for k in ("bands", "rows"))
     print(
-        f"\nbefore (--near-words letters) -> after (segmented), {bands} x {rows_per_band} bands: near copies "
-        f"found; expected by the curve from {args.pairs} further pairs; originals merged (expected: links "
-        "between an original or copy and another original or its copy)\n"
+        f"\nbefore (--near-words segmented-1) -> after (segmented), {bands} x {rows_per_band} bands: near "
+        f"copies found; expected by the curve from {args.pairs} further pairs; originals merged "
+        "(expected: links between an original or copy and another original or its copy)\n"
     )
     print("| language | size | near copies found | expected | originals merged (expected) |")
     print("|---|---|---|---|---|")
@@ -252,9 +264,10 @@ def main() -> int:
                 hits, n_near = tally[(name, label, "near")]
                 lost = tally[(name, label, "original")][0]
                 found.append(f"{hits / n_near:.2f}")
-                expected.append(f"{expected_found(pairs, rule, bands, rows_per_band):.2f}")
+                language = LANGUAGES.get(name, name)
+                expected.append(f"{expected_found(pairs, rule, bands, rows_per_band, language):.2f}")
                 texts, families, where = cells[(name, label)]
-                chance, closest = cross_family(texts, families, rule, bands, rows_per_band)
+                chance, closest = cross_family(texts, families, rule, bands, rows_per_band, language)
                 kept = results[rule]["kept"]
                 closest_of_merged[rule] += [
                     float(closest[j])

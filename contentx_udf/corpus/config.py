@@ -54,7 +54,9 @@ class CorpusConfig:
     #: keep a near-duplicate edge only when the two signatures agree on >= threshold of their hashes
     verify_edges: bool = False
     #: near dedup's words (:data:`.minhash.WORD_RULES`): ``segmented`` cuts scripts without spaces
-    #: into dictionary words; ``letters`` is the rule of corpora built before (runs of letters)
+    #: into dictionary words and sizes the shingles of Chinese, Japanese, Thai and Korean documents
+    #: (``segmented-1``: 5 words for all); ``letters`` is the rule of corpora built before (runs of
+    #: letters)
     near_words: str = "segmented"
     #: the quality filters (:mod:`.quality.settings`); None: none is on
     quality: Settings | None = None
@@ -170,8 +172,11 @@ def build_parser() -> argparse.ArgumentParser:
         choices=tuple(WORD_RULES),
         default="segmented",
         help="near dedup's words: segmented (default; Chinese, Japanese, Thai, Lao, Khmer, Burmese "
-        "and Tibetan cut into dictionary words) or letters (runs of letters and digits, the rule of "
-        "corpora built before 2026-11: their near copies in those scripts match again)",
+        "and Tibetan cut into dictionary words, and Chinese, Japanese, Thai and Korean documents' "
+        "shingles of as many words as span five English words), segmented-1 (the same words, 5-word "
+        "shingles for all: the rule of corpora built in 2026-11) or letters (runs of letters and "
+        "digits, the rule of corpora built before 2026-11: their near copies in those scripts match "
+        "again)",
     )
     p.add_argument(
         "--against",

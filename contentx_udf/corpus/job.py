@@ -51,7 +51,7 @@ from .filters import FILTERS, with_drop_reason
 from .line_dedup import LinePlan
 from .line_dedup import plan as line_plan
 from .line_dedup import summary as line_summary
-from .minhash import NO_SPACE_SCRIPTS, same_bands_but_words, words_of
+from .minhash import differing_texts, same_bands_but_words, words_of
 from .output import STAGING, checkpointer, commit, new_run_dir, prepare_output
 from .per_document import RESULT_DDL, PassSettings, document_batch
 from .quality.settings import FILTER_ORDER, PRESETS, describe
@@ -335,7 +335,7 @@ def run(config: CorpusConfig, spark, progress: Callable[[str], None] | None = No
             if near and (theirs := words_of(corpus.minhash)) != minhash.words:
                 notes.append(
                     f"--against {corpus.path}: built with near-dedup words {theirs} (this build: "
-                    f"{minhash.words}): texts with {NO_SPACE_SCRIPTS} characters match its exact copies "
+                    f"{minhash.words}): {differing_texts(theirs, minhash.words)} match its exact copies "
                     "only, all others its near copies too"
                 )
             cols = ["text_hash", "bands"] if "bands" in corpus.documents.columns else ["text_hash"]

@@ -20,6 +20,11 @@ uses it (datatrove ``MinhashDedupSignature``: word 5-grams, 14 bands of 8 hashes
 2. **Shingles** (:func:`shingle_hashes`): every run of ``shingle_words`` (5) consecutive words of a
    document, hashed from its words' hashes (a different odd multiplier per position, then
    ``fmix64``).  A text of fewer than 5 words has no shingle and no signature: exact dedup covers it.
+   Under rule ``segmented-2`` (the default since 2026-12) a document labelled Chinese, Japanese,
+   Thai or Korean has shingles of as many of its words as span about five English words
+   (:func:`shingle_lengths`, from :data:`contentx_udf.text.segment.WORDS_PER_ENGLISH_WORD`: 4, 6,
+   8 and 3), so that its near copies are as similar as English ones at the same edit; every other
+   document keeps 5.
 3. **Signature** (:func:`signatures`): for each of ``num_perm`` hash functions
    ``h_i(x) = a_i * x + b_i mod 2^64`` (``a_i`` odd: a permutation of the 64-bit values), the
    minimum over the document's shingles.  Two documents agree on one position with probability
@@ -46,8 +51,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..text.arrays import as_strings, replace_at, string_offsets
-from ..text.segment import NO_SPACE_CLASS, spaced_for_minhash
+from ..text.arrays import as_strings, ragged_index, replace_at, string_offsets
+from ..text.segment import NO_SPACE_CLASS, shingle_words_for, spaced_for_minhash
 
 #: Words per shingle (CCNet, FineWeb and datatrove use word 5-grams).
 SHINGLE_WORDS = 5
@@ -56,15 +61,20 @@ NUM_PERM = 112
 #: Seed of the hash functions (any fixed value; changing it changes every band hash).
 SEED = 20_241_124
 #: Near dedup's word rules by the name a corpus's ``_report.json`` records (``minhash.words``):
-#: ``segmented-1``, scripts without spaces cut into dictionary words first (the default since
-#: 2026-11); ``letters``, runs of letters and digits only (corpora built before record no name).
-WORDS_SEGMENTED = "segmented-1"
+#: ``segmented-2``, the words of ``segmented-1`` and, for documents labelled Chinese, Japanese, Thai
+#: or Korean, shingles of their language's length (the default since 2026-12); ``segmented-1``,
+#: scripts without spaces cut into dictionary words first (2026-11); ``letters``, runs of letters
+#: and digits only (corpora built before record no name).
+WORDS_SEGMENTED = "segmented-2"
+WORDS_SEGMENTED_1 = "segmented-1"
 WORDS_LETTERS = "letters"
 #: The ``--near-words`` choices and the rule each names.
-WORD_RULES = {"segmented": WORDS_SEGMENTED, "letters": WORDS_LETTERS}
-#: What the two rules tell apart: texts with a character of these scripts get other words (and
-#: bands) under ``segmented-1`` than under ``letters``; all other texts the same.
+WORD_RULES = {"segmented": WORDS_SEGMENTED, "segmented-1": WORDS_SEGMENTED_1, "letters": WORDS_LETTERS}
+#: What the rules tell apart: texts with a character of these scripts get other words (and
+#: bands) under the ``segmented`` rules than under ``letters``; all other texts the same.
 NO_SPACE_SCRIPTS = "Han, kana, Thai, Lao, Khmer, Myanmar or Tibetan"
+#: What ``segmented-2`` tells apart from the rules before: documents of these languages.
+SHINGLE_LANGUAGES = "Chinese, Japanese, Thai or Korean"
 
 _U64 = np.uint64
 _MASK = (1 << 64) - 1
@@ -98,6 +108,16 @@ def words_of(recorded: dict) -> str:
     """The word rule of MinHash parameters recorded in a corpus's report (``minhash``): a corpus
     built before the rule was recorded used ``letters``."""
     return recorded.get("words", WORDS_LETTERS)
+
+
+def differing_texts(rule: str, other: str) -> str:
+    """Which texts get other band hashes under word rule ``rule`` than under ``other`` (words)."""
+    parts = []
+    if WORDS_LETTERS in (rule, other) and rule != other:
+        parts.append(f"texts with {NO_SPACE_SCRIPTS} characters")
+    if (rule == WORDS_SEGMENTED) != (other == WORDS_SEGMENTED):
+        parts.append(f"documents labelled {SHINGLE_LANGUAGES}")
+    return " and ".join(parts) or "no text"
 
 
 def same_bands_but_words(recorded: dict | None, params: MinHashParams) -> bool:
@@ -278,13 +298,14 @@ def word_hashes(texts: pa.Array | list[str | None], seed: int = SEED, words: str
     lower = pc.utf8_lower(texts)
     n_docs = len(lower)
     offsets, data = _utf8(lower)
-    if words == WORDS_SEGMENTED and len(spaced := _without_spaces(data, offsets)):
+    segmented = words in (WORDS_SEGMENTED, WORDS_SEGMENTED_1)
+    if segmented and len(spaced := _without_spaces(data, offsets)):
         # lowercasing changes no character of those scripts nor any boundary of their runs
         lower = replace_at(as_strings(lower), spaced, spaced_for_minhash(lower.take(pa.array(spaced))))
         offsets, data = _utf8(lower)
     if not len(data):
         return Words(np.empty(0, dtype=np.uint64), np.zeros(n_docs + 1, dtype=np.int64))
-    word = _word_bytes(data, _segmented_word_characters() if words == WORDS_SEGMENTED else _word_characters())
+    word = _word_bytes(data, _segmented_word_characters() if segmented else _word_characters())
     before = np.concatenate(([False], word[:-1]))  # the byte before is a word byte
     after = np.concatenate((word[1:], [False]))  # the byte after is a word byte
     starts_of_docs = offsets[1:-1]
@@ -310,8 +331,34 @@ class Shingles:
     offsets: np.ndarray
 
 
-def shingle_hashes(words: Words, shingle_words: int = SHINGLE_WORDS, seed: int = SEED) -> Shingles:
-    """Hashes of every run of ``shingle_words`` consecutive words inside one document."""
+def shingle_lengths(languages: pa.Array | list[str | None] | None, params: MinHashParams) -> np.ndarray | int:
+    """Words per shingle of each document (``languages``: its language labels): under rule
+    ``segmented-2`` its language's (:func:`contentx_udf.text.segment.shingle_words_for`), under
+    the rules before, or without labels, ``params.shingle_words`` for all (an int)."""
+    if params.words != WORDS_SEGMENTED or languages is None:
+        return params.shingle_words
+    if not isinstance(languages, pa.Array | pa.ChunkedArray):
+        languages = pa.array(languages, type=pa.string())
+    encoded = (
+        pc.dictionary_encode(pc.fill_null(languages, "")).combine_chunks()
+        if isinstance(languages, pa.ChunkedArray)
+        else pc.dictionary_encode(pc.fill_null(languages, ""))
+    )
+    lengths = np.array(
+        [shingle_words_for(k, params.shingle_words) for k in encoded.dictionary.to_pylist()], dtype=np.int64
+    )
+    if len(lengths) == 0 or (lengths == params.shingle_words).all():
+        return params.shingle_words
+    return lengths[encoded.indices.to_numpy(zero_copy_only=False)]
+
+
+def shingle_hashes(
+    words: Words, shingle_words: int | np.ndarray = SHINGLE_WORDS, seed: int = SEED
+) -> Shingles:
+    """Hashes of every run of ``shingle_words`` consecutive words inside one document
+    (``shingle_words``: one length for all, or each document's, :func:`shingle_lengths`)."""
+    if not isinstance(shingle_words, int | np.integer):
+        return _shingles_per_length(words, np.asarray(shingle_words, dtype=np.int64), seed)
     positions = odd_multipliers(seed, 1, shingle_words)
     counts = np.diff(words.offsets)
     per_doc = np.maximum(counts - (shingle_words - 1), 0)
@@ -326,6 +373,26 @@ def shingle_hashes(words: Words, shingle_words: int = SHINGLE_WORDS, seed: int =
     doc_of_word = np.repeat(np.arange(len(counts)), counts)
     inside = doc_of_word[:n] == doc_of_word[shingle_words - 1 :]
     return Shingles(fmix64(combined[inside]), offsets)
+
+
+def _shingles_per_length(words: Words, lengths: np.ndarray, seed: int) -> Shingles:
+    """:func:`shingle_hashes` with each document's own length: the documents of each length
+    together (a few groups), their shingles put back in document order."""
+    counts = np.diff(words.offsets)
+    out_counts = np.zeros(len(counts), dtype=np.int64)
+    groups = []
+    for k in np.unique(lengths).tolist():
+        docs = np.flatnonzero(lengths == k)
+        take = ragged_index(words.offsets[docs], counts[docs])
+        sub = Words(words.hashes[take], np.concatenate(([0], np.cumsum(counts[docs]))).astype(np.int64))
+        shingles = shingle_hashes(sub, int(k), seed)
+        out_counts[docs] = np.diff(shingles.offsets)
+        groups.append((docs, shingles))
+    offsets = np.concatenate(([0], np.cumsum(out_counts))).astype(np.int64)
+    hashes = np.empty(int(offsets[-1]), dtype=np.uint64)
+    for docs, shingles in groups:
+        hashes[ragged_index(offsets[docs], np.diff(shingles.offsets))] = shingles.hashes
+    return Shingles(hashes, offsets)
 
 
 def signatures(shingles: Shingles, num_perm: int = NUM_PERM, seed: int = SEED) -> np.ndarray:
@@ -362,11 +429,14 @@ def band_hashes(sigs: np.ndarray, bands: int, rows: int, seed: int = SEED) -> np
     return fmix64(combined).view(np.int64)
 
 
-def text_bands(texts: pa.Array | list[str | None], params: MinHashParams) -> tuple[np.ndarray, np.ndarray]:
+def text_bands(
+    texts: pa.Array | list[str | None], params: MinHashParams, languages: pa.Array | list | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``(bands, present)``: int64 ``(n_docs, params.bands)`` band hashes and a bool mask of the
-    documents that have a signature (at least ``shingle_words`` words)."""
+    documents that have a signature (at least a shingle's words); ``languages``: the documents'
+    language labels (:func:`shingle_lengths`)."""
     words = word_hashes(texts, params.seed, params.words)
-    shingles = shingle_hashes(words, params.shingle_words, params.seed)
+    shingles = shingle_hashes(words, shingle_lengths(languages, params), params.seed)
     sigs = signatures(shingles, params.num_perm, params.seed)
     return band_hashes(sigs, params.bands, params.rows, params.seed), has_signature(shingles)
 

@@ -28,7 +28,15 @@ import pyarrow.compute as pc
 from ..text.language import text_hash
 from ..text.tokens import TokenizerSpec, count_tokens
 from .lines import LineSettings, remove_lines
-from .minhash import MinHashParams, band_hashes, has_signature, shingle_hashes, signatures, word_hashes
+from .minhash import (
+    MinHashParams,
+    band_hashes,
+    has_signature,
+    shingle_hashes,
+    shingle_lengths,
+    signatures,
+    word_hashes,
+)
 from .quality import signals as quality_signals
 from .scores import ScoredModel, column, first_below, score_texts
 
@@ -128,12 +136,15 @@ def _scatter(values: pa.Array, index: np.ndarray, n: int, type_: pa.DataType = _
     return pa.concat_arrays([values, pa.nulls(1, type=type_)]).take(pa.array(mapping))
 
 
-def minhash_columns(texts: pa.Array, params: MinHashParams, with_sketch: bool) -> tuple[pa.Array, pa.Array]:
-    """``(bands, sketch)`` of each text (:mod:`.minhash`): null bands for a text shorter than a
-    shingle, null sketches unless ``with_sketch``."""
+def minhash_columns(
+    texts: pa.Array, params: MinHashParams, with_sketch: bool, languages: pa.Array | None = None
+) -> tuple[pa.Array, pa.Array]:
+    """``(bands, sketch)`` of each text (:mod:`.minhash`; ``languages``, the texts' labels, set the
+    shingles' length): null bands for a text shorter than a shingle, null sketches unless
+    ``with_sketch``."""
     n = len(texts)
     words = word_hashes(texts, params.seed, params.words)
-    shingles = shingle_hashes(words, params.shingle_words, params.seed)
+    shingles = shingle_hashes(words, shingle_lengths(languages, params), params.seed)
     sigs = signatures(shingles, params.num_perm, params.seed)
     present = has_signature(shingles)
     bands = _list_array(band_hashes(sigs, params.bands, params.rows, params.seed), present)
@@ -232,7 +243,9 @@ def document_batch(
     bands = pa.nulls(n, type=pa.list_(pa.int64()))
     sketches = pa.nulls(n, type=pa.binary())
     if settings.minhash is not None and len(final_index):
-        some_bands, some_sketches = minhash_columns(final_texts, settings.minhash, settings.sketch)
+        some_bands, some_sketches = minhash_columns(
+            final_texts, settings.minhash, settings.sketch, languages.take(pa.array(final_index))
+        )
         bands = _scatter(some_bands, final_index, n, bands.type)
         sketches = _scatter(some_sketches, final_index, n, pa.binary())
     token_counts = pa.nulls(n, type=pa.int64())

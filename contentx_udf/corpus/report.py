@@ -37,13 +37,14 @@ def near_words_line(minhash: dict[str, Any] | None) -> str | None:
     """What ``--against`` can match given the corpus's near-dedup word rule (None: no near dedup)."""
     if not minhash:
         return None
-    from .minhash import NO_SPACE_SCRIPTS, words_of
+    from .minhash import NO_SPACE_SCRIPTS, SHINGLE_LANGUAGES, words_of
 
     words = words_of(minhash)
     return (
-        f"near-dedup words: {words}; a later --against finds near copies of texts without "
-        f"{NO_SPACE_SCRIPTS} characters in corpora built with any word rule (before 2026-11: "
-        f"letters), of texts with such characters only in corpora built with {words}"
+        f"near-dedup words: {words}; a later --against finds near copies of every text in corpora "
+        f"built with {words}, and in corpora built with another word rule (before 2026-11: letters; "
+        f"2026-11: segmented-1) of all but texts with {NO_SPACE_SCRIPTS} characters and documents "
+        f"labelled {SHINGLE_LANGUAGES}"
     )
 
 

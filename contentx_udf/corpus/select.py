@@ -449,8 +449,8 @@ def _minhash_udf(params, with_sketch: bool):
     from pyspark.sql.functions import arrow_udf
 
     @arrow_udf("struct<bands: array<bigint>, sketch: binary>")
-    def fresh(text: pa.Array) -> pa.Array:
-        bands, sketches = minhash_columns(text, params, with_sketch)
+    def fresh(text: pa.Array, language: pa.Array) -> pa.Array:
+        bands, sketches = minhash_columns(text, params, with_sketch, language)
         return pa.StructArray.from_arrays([bands, sketches], names=["bands", "sketch"])
 
     return fresh
@@ -487,7 +487,9 @@ def with_bands(spark, table, texts, wanted: CorpusConfig, store, run_dir, kept: 
     if newly:
         ids = table.where("_newly_kept").select("doc_id")
         udf = _minhash_udf(wanted.minhash(), wanted.verify_edges)
-        fresh = ids.join(texts.select("doc_id", "text"), "doc_id").select("doc_id", udf("text").alias("_m"))
+        fresh = ids.join(texts.select("doc_id", "text", "language"), "doc_id").select(
+            "doc_id", udf("text", "language").alias("_m")
+        )
         uri = store.uri(*run_dir, "fresh_bands")
         m = F.col("_m")
         fresh.select("doc_id", m["bands"].alias("_fb"), m["sketch"].alias("_fs")).write.parquet(uri)

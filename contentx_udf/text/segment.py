@@ -267,6 +267,33 @@ _TWO_LETTER = {
 }  # fmt: skip
 
 
+#: Near dedup's shingles: words of a language per English word of the same text, where it is far
+#: from 1: near dedup's words of the whole UDHR translation over English's (``udhr2``: Korean
+#: 0.68, Chinese 0.92 simplified and 0.85 traditional, Japanese 1.24, Thai 1.33; German 0.94 and
+#: French 1.16 keep 5 as every spaced script does).  A near copy's edit (a line replaced, a dated
+#: line inserted) changes the shingles touching it: the line's words plus ``shingle_words - 1`` on
+#: each side, plus the dated line's five.  Those fixed terms weigh more where a line holds fewer
+#: words, so at the same edit a Korean pair (long words: stem and particles) or a Chinese one
+#: (dictionary words of two characters) was less similar than an English one, and a Thai or
+#: Japanese one (ICU's short words) more; a shingle of ``round(5 x ratio)`` words spans about as
+#: much text as five English words (:func:`shingle_words_for`: Korean 3, Chinese 4, Japanese 6,
+#: Thai 7).  Languages not listed keep ``shingle_words`` (bit-identical bands).
+WORDS_PER_ENGLISH_WORD = {"zho": 0.88, "cmn": 0.88, "jpn": 1.24, "tha": 1.33, "kor": 0.68}
+_TWO_LETTER_SHINGLES = {"zh": "zho", "ja": "jpn", "th": "tha", "ko": "kor"}
+
+
+def shingle_words_for(key: str | None, base: int) -> int:
+    """Words per near-dedup shingle for a document of language ``key`` (a lid.176 code such as
+    ``zh``, a FineWeb-2 key such as ``cmn_Hani``, or None) when English's shingle is ``base``
+    words: ``round(base x`` :data:`WORDS_PER_ENGLISH_WORD` ``)``, at least 2; ``base`` for the
+    languages not listed."""
+    if not key:
+        return base
+    language = key.partition("_")[0].lower()
+    ratio = WORDS_PER_ENGLISH_WORD.get(_TWO_LETTER_SHINGLES.get(language, language))
+    return base if ratio is None else max(2, round(base * ratio))
+
+
 def segmenter_for(key: str | None) -> str:
     """The segmenter name of a FineWeb-2 language key (``deu_Latn``, ``cmn_Hani``), of a bare
     language code (``deu``, ``de``) or of None (today's splitter, :data:`DEFAULT`)."""

@@ -284,7 +284,7 @@ def test_chinese_near_copies_match_corpora_of_the_same_word_rule_only(spark, tmp
     still matches near copies of English texts, not of Chinese ones, and the job says so."""
     month1, month2 = chinese_months(tmp_path)
     first = run(spark, [month1], tmp_path / "c1")
-    assert first["kept"] == 5 and first["minhash"]["words"] == "segmented-1"  # A and B stay apart
+    assert first["kept"] == 5 and first["minhash"]["words"] == "segmented-2"  # A and B stay apart
     report = run(spark, [month2], tmp_path / "c2", against=[str(tmp_path / "c1")])
     assert report["dropped"]["seen_before"] == 4 and report["kept"] == 1  # C is new
     assert {url for url, _h, _n in documents(spark, tmp_path / "c2")} == {"https://zh2.example/c"}
@@ -305,10 +305,10 @@ def test_chinese_near_copies_match_corpora_of_the_same_word_rule_only(spark, tmp
     ]
     assert cli.main(argv) == 0
     printed = capsys.readouterr().out
-    assert "built with near-dedup words letters (this build: segmented-1)" in printed
+    assert "built with near-dedup words letters (this build: segmented-2)" in printed
     # the word rule's general note is the report's, not the console's (only the --against note matters there)
     assert "a later --against finds" not in printed
-    assert "Near-dedup words: segmented-1; a later --against" in (tmp_path / "c3" / "report.md").read_text()
+    assert "Near-dedup words: segmented-2; a later --against" in (tmp_path / "c3" / "report.md").read_text()
     result = json.loads((tmp_path / "c3" / "_report.json").read_text())
     assert result["dropped"]["seen_before"] == 3  # the English near copies; not Chinese page A's
     assert {url for url, _h, _n in documents(spark, tmp_path / "c3")} == {
