@@ -21,11 +21,9 @@ import pyarrow.compute as pc
 from ...text.arrays import as_strings, replace_at
 from ...text.codes import language_keys
 from ...text.segment import DEFAULT
-from .c4 import C4Quality
-from .fineweb import FineWebQuality
-from .gopher import GopherQuality, GopherRepetition
 from .pii import mask_pii
 from .profiles import UNDETERMINED, combined_settings, profile_for
+from .registry import TEXT_FILTERS
 from .settings import FILTER_ORDER, Settings
 from .text import TextBatch
 from .verdicts import Verdicts
@@ -273,30 +271,26 @@ def _run_text_filters(
     edited, n_words, removed = batch.texts, batch.word_counts, None
     everyone = np.ones(batch.n, bool)
     for name in settings.order:
-        section = getattr(settings, name, None)
-        if section is None:
+        text_filter = TEXT_FILTERS.get(name)
+        if text_filter is None:  # (the URL lists and the language score: decided before)
             continue
+        section = getattr(settings, name)
         enabled = np.broadcast_to(np.asarray(getattr(section, "enabled", False), bool), (batch.n,))
         if not enabled.any() and not full:
             continue
         todo = alive & enabled  # a per-document switch (language profiles)
         scope = everyone if full else todo
-        if name == "gopher_repetition":
-            verdicts = GopherRepetition(section).evaluate(batch, scope, full)
-        elif name == "gopher_quality":
-            verdicts = GopherQuality(section).evaluate(batch, scope, full)
-        elif name == "c4":
-            c4 = C4Quality(section).evaluate(batch, scope, full)
-            verdicts, removed = c4.verdicts, c4.lines_removed
+        result = text_filter(section).run(batch, edited, n_words, scope, full)
+        verdicts = getattr(result, "verdicts", result)
+        if result is not verdicts:  # a filter that edits the text (C4's line rules): later ones read it
+            removed = result.lines_removed
             if enabled.all():
-                edited, n_words = c4.texts(), c4.kept_words
-            elif enabled.any():  # C4 on for some documents only: the others keep their text
-                edited = pc.if_else(pa.array(enabled), c4.texts(), edited)
-                n_words = np.where(enabled, c4.kept_words, n_words)
+                edited, n_words = result.texts(), result.kept_words
+            elif enabled.any():  # on for some documents only: the others keep their text
+                edited = pc.if_else(pa.array(enabled), result.texts(), edited)
+                n_words = np.where(enabled, result.kept_words, n_words)
             if not enabled.all():
                 removed = np.where(enabled, removed, 0)
-        else:
-            verdicts = FineWebQuality(section).evaluate(edited, n_words, batch.no_space, scope, full)
         if full:
             for key, values in verdicts.measures.items():
                 measures.put(key, docs, values)

@@ -37,7 +37,22 @@ from .settings import C4Settings
 from .text import TextBatch
 from .verdicts import Verdicts
 
-RULES = ("lorem_ipsum", "curly_bracket", "min_sentences")
+
+def _too_few_sentences(m, s, spaced) -> np.ndarray:
+    need = s.min_sentences
+    if need is None or not np.any(np.asarray(need) > 0):
+        return np.zeros(1, bool)
+    return (np.asarray(need) > 0) & (m["c4_sentences"] < need)
+
+
+#: C4's page rules, in their order, as tests of the measures (:mod:`.verdicts`): ``c4_page_rule``
+#: is the first kept line's page rule (1 lorem ipsum, 2 a curly bracket).
+TESTS = {
+    "lorem_ipsum": lambda m, s, spaced: m["c4_page_rule"] == 1,
+    "curly_bracket": lambda m, s, spaced: m["c4_page_rule"] == 2,
+    "min_sentences": _too_few_sentences,
+}
+RULES = tuple(TESTS)
 
 #: Lines with one of these (lower-cased) are removed (datatrove's ``POLICY_SUBSTRINGS``).
 POLICY_SUBSTRINGS = (
@@ -82,9 +97,15 @@ class C4Quality:
 
     name = "c4"
     rules = RULES
+    tests = TESTS
 
     def __init__(self, settings: C4Settings) -> None:
         self.settings = settings
+
+    def run(self, batch: TextBatch, texts, n_words, alive: np.ndarray, full: bool = False) -> C4Result:
+        """The registry's entry (:mod:`.registry`): :meth:`evaluate` (reads the batch's own texts;
+        its result carries the texts it edits)."""
+        return self.evaluate(batch, alive, full)
 
     def evaluate(self, batch: TextBatch, alive: np.ndarray, full: bool = False) -> C4Result:
         """``full``: every measure of every document of ``alive``, kept in ``verdicts.measures``."""
@@ -132,8 +153,9 @@ class C4Quality:
             first = np.unique(doc[flagged], return_index=True)
             reason = page_rule[flagged[first[1]]]
             first_rule[first[0]] = reason
-            v.fail("lorem_ipsum", np.isin(np.arange(batch.n), first[0][reason == 1]))
-            v.fail("curly_bracket", np.isin(np.arange(batch.n), first[0][reason == 2]))
+        v.measure("c4_page_rule", first_rule)
+        v.check("lorem_ipsum", self.tests["lorem_ipsum"], s)
+        v.check("curly_bracket", self.tests["curly_bracket"], s)
         keep &= page_rule == 0
         # words of the kept lines (a cleaned line is split again; stripping changes no word)
         line_words = batch.line_words.offsets
@@ -146,21 +168,17 @@ class C4Quality:
         kept_words = np.bincount(doc[keep], weights=words[keep], minlength=batch.n).astype(np.int64)
         kept_count = np.bincount(doc[keep], minlength=batch.n)
         total = np.bincount(doc, minlength=batch.n)
-        v.measure("c4_page_rule", first_rule)
         v.measure("c4_lines_removed", total - kept_count)
         v.measure("c4_words", kept_words)
-        if v.full:
-            need = np.iinfo(np.int64).max  # every sentence of every text counted
+        rule_on = s.min_sentences is not None and s.min_sentences > 0
+        if v.full or rule_on:
+            # in full every sentence of every text; else counted up to the rule's minimum (a text
+            # with at least that many kept lines has at least that many sentences)
+            need = np.iinfo(np.int64).max if v.full else s.min_sentences
             sentences = self._sentences(batch, index, doc, keep, recount, retokenized, kept_count, need)
             v.measure("c4_sentences", sentences)
-        if s.min_sentences is not None and s.min_sentences > 0:
-            if v.full:
-                v.fail("min_sentences", sentences < s.min_sentences)
-            else:
-                v.fail(
-                    "min_sentences",
-                    self._too_few_sentences(batch, index, doc, keep, recount, retokenized, kept_count),
-                )
+        if rule_on:
+            v.check("min_sentences", self.tests["min_sentences"], s)
         offsets = np.concatenate(([0], np.cumsum(kept_count)))
         return C4Result(
             verdicts=v,
@@ -170,11 +188,6 @@ class C4Quality:
             lines_removed=(total - kept_count).astype(np.int64),
             kept_words=kept_words,
         )
-
-    def _too_few_sentences(self, batch, index, doc, keep, recount, retokenized, kept_count) -> np.ndarray:
-        """Per text: fewer than ``min_sentences`` sentences in its kept lines."""
-        need = self.settings.min_sentences
-        return self._sentences(batch, index, doc, keep, recount, retokenized, kept_count, need) < need
 
     def _sentences(self, batch, index, doc, keep, recount, retokenized, kept_count, need) -> np.ndarray:
         """Per text: the sentences of its kept lines, counted for the texts with fewer kept lines

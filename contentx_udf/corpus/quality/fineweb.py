@@ -24,15 +24,33 @@ from ...text.arrays import as_strings, count_literal, list_offsets
 from ...text.words import TERMINAL_PUNCTUATION, WHITESPACE
 from .settings import FineWebSettings
 from .text import duplicates
-from .verdicts import Verdicts, ratio
+from .verdicts import Verdicts, over, ratio
 
-RULES = (
-    "empty",
-    "min_line_punct_ratio",
-    "max_short_line_ratio",
-    "max_dup_line_char_ratio",
-    "max_newline_word_ratio",
-)
+
+def _few_punctuated_lines(m, s, spaced) -> np.ndarray:
+    if s.min_line_punct_ratio is None:
+        return np.zeros(1, bool)
+    share = ratio(m["fw_punct_lines"], m["fw_lines"])
+    low = share < s.min_line_punct_ratio
+    return low & (~np.asarray(s.line_punct_exclude_zero, bool) | (share > 0))
+
+
+#: FineWeb's rules, in their order, as tests of the measures (:mod:`.verdicts`); the newline rule
+#: applies to ``spaced`` documents only.
+TESTS = {
+    "empty": lambda m, s, spaced: m["fw_lines"] == 0,
+    "min_line_punct_ratio": _few_punctuated_lines,
+    "max_short_line_ratio": lambda m, s, spaced: over(
+        ratio(m["fw_short_lines"], m["fw_lines"]), s.max_short_line_ratio
+    ),
+    "max_dup_line_char_ratio": lambda m, s, spaced: over(
+        ratio(m["fw_dup_line_chars"], m["fw_chars"]), s.max_dup_line_char_ratio
+    ),
+    "max_newline_word_ratio": lambda m, s, spaced: (
+        spaced & over(ratio(m["fw_newlines"], m["fw_words"]), s.max_newline_word_ratio)
+    ),
+}
+RULES = tuple(TESTS)
 _TERMINAL = pa.array(sorted(TERMINAL_PUNCTUATION), pa.large_string())
 
 
@@ -42,9 +60,17 @@ class FineWebQuality:
 
     name = "fineweb"
     rules = RULES
+    tests = TESTS
 
     def __init__(self, settings: FineWebSettings) -> None:
         self.settings = settings
+
+    def run(
+        self, batch, texts: pa.Array, n_words: np.ndarray, alive: np.ndarray, full: bool = False
+    ) -> Verdicts:
+        """The registry's entry (:mod:`.registry`): :meth:`evaluate` on ``texts`` (after C4's edits
+        when C4 ran before) and their word counts."""
+        return self.evaluate(texts, n_words, batch.no_space, alive, full)
 
     def evaluate(
         self,
@@ -70,16 +96,14 @@ class FineWebQuality:
         n_lines = np.bincount(doc, minlength=n)
         v.measure("fw_lines", n_lines)
         v.measure("fw_words", n_words)
-        v.fail("empty", n_lines == 0)
+        tests, spaced = self.tests, ~no_space
+        v.check("empty", tests["empty"], s)
         if s.min_line_punct_ratio is not None or full:
             last = pc.utf8_slice_codeunits(lines, -1)
             ending = np.bincount(doc[_bools(pc.is_in(last, value_set=_TERMINAL))], minlength=n)
             v.measure("fw_punct_lines", ending)
         if s.min_line_punct_ratio is not None:
-            share = ratio(ending, n_lines)
-            low = share < s.min_line_punct_ratio
-            low &= ~np.asarray(s.line_punct_exclude_zero, bool) | (share > 0)
-            v.fail("min_line_punct_ratio", low)
+            v.check("min_line_punct_ratio", tests["min_line_punct_ratio"], s)
         lengths = pc.utf8_length(lines).to_numpy(zero_copy_only=False).astype(np.int64)
         if s.max_short_line_ratio is not None or full:
             limit = (
@@ -90,7 +114,7 @@ class FineWebQuality:
             short = np.bincount(doc[lengths <= limit], minlength=n)
             v.measure("fw_short_lines", short)
         if s.max_short_line_ratio is not None:
-            v.fail("max_short_line_ratio", ratio(short, n_lines) > s.max_short_line_ratio)
+            v.check("max_short_line_ratio", tests["max_short_line_ratio"], s)
         newlines = count_literal(texts, "\n")
         v.measure("fw_newlines", newlines)
         if s.max_dup_line_char_ratio is not None or full:
@@ -103,11 +127,9 @@ class FineWebQuality:
             v.measure("fw_dup_line_chars", dup.chars)
             v.measure("fw_chars", chars)
         if s.max_dup_line_char_ratio is not None:
-            v.fail("max_dup_line_char_ratio", ratio(dup.chars, chars) > s.max_dup_line_char_ratio)
+            v.check("max_dup_line_char_ratio", tests["max_dup_line_char_ratio"], s)
         if s.max_newline_word_ratio is not None:
-            v.fail(
-                "max_newline_word_ratio", ~no_space & (ratio(newlines, n_words) > s.max_newline_word_ratio)
-            )
+            v.check("max_newline_word_ratio", tests["max_newline_word_ratio"], s, spaced)
         return v
 
 

@@ -21,26 +21,40 @@ from ...text.arrays import contains_literal
 from ...text.words import WHITESPACE
 from .settings import GopherQualitySettings, GopherRepetitionSettings
 from .text import TextBatch, duplicates
-from .verdicts import Verdicts, ratio
+from .verdicts import Verdicts, over, ratio, under
 
 # --- Gopher repetition -------------------------------------------------------------------------
 
-REPETITION_RULES = (
-    "empty",
-    "dup_para_frac",
-    "dup_para_char_frac",
-    "dup_line_frac",
-    "dup_line_char_frac",
-    "top_2_gram_frac",
-    "top_3_gram_frac",
-    "top_4_gram_frac",
-    "dup_5_gram_frac",
-    "dup_6_gram_frac",
-    "dup_7_gram_frac",
-    "dup_8_gram_frac",
-    "dup_9_gram_frac",
-    "dup_10_gram_frac",
-)
+
+def _top_gram(n: int):
+    return lambda m, s, spaced: over(
+        ratio(m[f"gr_top_{n}_gram_chars"], m["gr_chars"]), getattr(s, f"top_{n}_gram_frac")
+    )
+
+
+def _dup_gram(n: int):
+    return lambda m, s, spaced: over(
+        ratio(m[f"gr_dup_{n}_gram_chars"], m["gr_chars"]), getattr(s, f"dup_{n}_gram_frac")
+    )
+
+
+#: Each rule of Gopher repetition, in its order, as a test of the measures (:mod:`.verdicts`).
+REPETITION_TESTS = {
+    "empty": lambda m, s, spaced: m["gr_chars"] == 0,
+    "dup_para_frac": lambda m, s, spaced: over(
+        ratio(m["gr_dup_paragraphs"], m["gr_paragraphs"]), s.dup_para_frac
+    ),
+    "dup_para_char_frac": lambda m, s, spaced: over(
+        ratio(m["gr_dup_paragraph_chars"], m["gr_chars"]), s.dup_para_char_frac
+    ),
+    "dup_line_frac": lambda m, s, spaced: over(ratio(m["gr_dup_lines"], m["gr_lines"]), s.dup_line_frac),
+    "dup_line_char_frac": lambda m, s, spaced: over(
+        ratio(m["gr_dup_line_chars"], m["gr_chars"]), s.dup_line_char_frac
+    ),
+    **{f"top_{n}_gram_frac": _top_gram(n) for n in (2, 3, 4)},
+    **{f"dup_{n}_gram_frac": _dup_gram(n) for n in range(5, 11)},
+}
+REPETITION_RULES = tuple(REPETITION_TESTS)
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 #: :func:`.._lines.greedy_repeats` (compiled), or None: the exact scan then runs in Python
@@ -126,9 +140,14 @@ class GopherRepetition:
 
     name = "gopher_repetition"
     rules = REPETITION_RULES
+    tests = REPETITION_TESTS
 
     def __init__(self, settings: GopherRepetitionSettings) -> None:
         self.settings = settings
+
+    def run(self, batch: TextBatch, texts, n_words, alive: np.ndarray, full: bool = False) -> Verdicts:
+        """The registry's entry (:mod:`.registry`): :meth:`evaluate` (reads the batch's own texts)."""
+        return self.evaluate(batch, alive, full)
 
     def evaluate(self, batch: TextBatch, alive: np.ndarray, full: bool = False) -> Verdicts:
         """``full``: every measure of every document of ``alive``, kept in ``measures``."""
@@ -136,7 +155,7 @@ class GopherRepetition:
         v = Verdicts(self.name, self.rules, batch.n, alive, full)
         text_len = batch.text_lengths
         v.measure("gr_chars", text_len)
-        v.fail("empty", text_len == 0)
+        v.check("empty", self.tests["empty"], s)
         self._paragraphs(batch, v, text_len)
         # lines: re.split("\n+", text): the empty lines inside a text vanish, at its ends they stay
         keep = (batch.line_lengths > 0) | (batch.line_position == 0) | batch.line_is_last
@@ -150,9 +169,9 @@ class GopherRepetition:
         v.measure("gr_dup_lines", dup.count)
         v.measure("gr_dup_line_chars", dup.chars)
         if s.dup_line_frac is not None:
-            v.fail("dup_line_frac", ratio(dup.count, n_lines) > s.dup_line_frac)
+            v.check("dup_line_frac", self.tests["dup_line_frac"], s)
         if s.dup_line_char_frac is not None:
-            v.fail("dup_line_char_frac", ratio(dup.chars, text_len) > s.dup_line_char_frac)
+            v.check("dup_line_char_frac", self.tests["dup_line_char_frac"], s)
         self._ngrams(batch, v, text_len)
         return v
 
@@ -186,9 +205,9 @@ class GopherRepetition:
         v.measure("gr_dup_paragraphs", count)
         v.measure("gr_dup_paragraph_chars", chars)
         if s.dup_para_frac is not None:
-            v.fail("dup_para_frac", ratio(count, n_paragraphs) > s.dup_para_frac)
+            v.check("dup_para_frac", self.tests["dup_para_frac"], s)
         if s.dup_para_char_frac is not None:
-            v.fail("dup_para_char_frac", ratio(chars, text_len) > s.dup_para_char_frac)
+            v.check("dup_para_char_frac", self.tests["dup_para_char_frac"], s)
 
     def _ngrams(self, batch: TextBatch, v: Verdicts, text_len: np.ndarray) -> None:
         s = self.settings
@@ -221,7 +240,7 @@ class GopherRepetition:
                 top_chars = _top_chars(grams, start, group, doc_start, doc_end, batch.n)
                 v.measure(f"gr_top_{n}_gram_chars", top_chars)
                 if frac is not None:
-                    v.fail(f"top_{n}_gram_frac", ratio(top_chars, text_len) > frac)
+                    v.check(f"top_{n}_gram_frac", self.tests[f"top_{n}_gram_frac"], s)
             grams.keep_repeated(group, v.alive)
         for n, frac in dup:
             while grams.n < n:
@@ -233,7 +252,7 @@ class GopherRepetition:
                 repeated = _greedy_repeated_chars(grams, start, group, text_len, limit, v.alive, batch.n)
                 v.measure(f"gr_dup_{n}_gram_chars", repeated)
                 if frac is not None:
-                    v.fail(f"dup_{n}_gram_frac", ratio(repeated, text_len) > frac)
+                    v.check(f"dup_{n}_gram_frac", self.tests[f"dup_{n}_gram_frac"], s)
             grams.keep_repeated(group, v.alive)
             if len(grams.pos) == 0:
                 break
@@ -337,18 +356,38 @@ def _greedy_repeated_chars(grams: _NGrams, start, group, text_len, frac, alive, 
 
 # --- Gopher quality ----------------------------------------------------------------------------
 
-QUALITY_RULES = (
-    "min_words",
-    "max_words",
-    "min_mean_word_length",
-    "max_mean_word_length",
-    "max_hash_word_ratio",
-    "max_ellipsis_word_ratio",
-    "max_bullet_lines_ratio",
-    "max_ellipsis_lines_ratio",
-    "min_alpha_words_ratio",
-    "min_stop_words",
-)
+
+def _mean_word_length(m) -> np.ndarray:
+    return ratio(m["gq_real_word_chars"], m["gq_real_words"])
+
+
+#: Each rule of Gopher quality, in its order, as a test of the measures (:mod:`.verdicts`); the
+#: word rules apply to ``spaced`` documents only.
+QUALITY_TESTS = {
+    "min_words": lambda m, s, spaced: spaced & under(m["gq_real_words"], s.min_words),
+    "max_words": lambda m, s, spaced: spaced & over(m["gq_real_words"], s.max_words),
+    "min_mean_word_length": lambda m, s, spaced: spaced & under(_mean_word_length(m), s.min_mean_word_length),
+    "max_mean_word_length": lambda m, s, spaced: spaced & over(_mean_word_length(m), s.max_mean_word_length),
+    "max_hash_word_ratio": lambda m, s, spaced: (
+        spaced & over(ratio(m["gq_hashes"], m["gq_words"]), s.max_hash_word_ratio)
+    ),
+    "max_ellipsis_word_ratio": lambda m, s, spaced: (
+        spaced & over(ratio(m["gq_ellipses"], m["gq_words"]), s.max_ellipsis_word_ratio)
+    ),
+    "max_bullet_lines_ratio": lambda m, s, spaced: over(
+        ratio(m["gq_bullet_lines"], m["gq_lines"]), s.max_bullet_lines_ratio
+    ),
+    "max_ellipsis_lines_ratio": lambda m, s, spaced: over(
+        ratio(m["gq_ellipsis_lines"], m["gq_lines"]), s.max_ellipsis_lines_ratio
+    ),
+    "min_alpha_words_ratio": lambda m, s, spaced: (
+        spaced & under(ratio(m["gq_alpha_words"], m["gq_words"]), s.min_alpha_words_ratio)
+    ),
+    "min_stop_words": lambda m, s, spaced: (
+        spaced & (m["gq_stop_words"] >= 0) & under(m["gq_stop_words"], s.min_stop_words)
+    ),
+}
+QUALITY_RULES = tuple(QUALITY_TESTS)
 
 
 class GopherQuality:
@@ -363,9 +402,14 @@ class GopherQuality:
 
     name = "gopher_quality"
     rules = QUALITY_RULES
+    tests = QUALITY_TESTS
 
     def __init__(self, settings: GopherQualitySettings) -> None:
         self.settings = settings
+
+    def run(self, batch: TextBatch, texts, n_words, alive: np.ndarray, full: bool = False) -> Verdicts:
+        """The registry's entry (:mod:`.registry`): :meth:`evaluate` (reads the batch's own texts)."""
+        return self.evaluate(batch, alive, full)
 
     def evaluate(self, batch: TextBatch, alive: np.ndarray, full: bool = False) -> Verdicts:
         """``full``: every measure of every document of ``alive``, kept in ``measures``."""
@@ -377,40 +421,33 @@ class GopherQuality:
         real = ~words.is_symbol
         n_real = batch.per_text(real)
         real_chars = batch.per_text(np.where(real, words.lengths, 0))
-        mean_length = ratio(real_chars, n_real)
         v.measure("no_space", batch.no_space)
         v.measure("gq_words", n_words)
         v.measure("gq_real_words", n_real)
         v.measure("gq_real_word_chars", real_chars)
-        if v.full:
+        tests = self.tests
+        for rule in ("min_words", "max_words", "min_mean_word_length", "max_mean_word_length"):
+            if getattr(s, rule) is not None:
+                v.check(rule, tests[rule], s, spaced)
+        if s.max_hash_word_ratio is not None or v.full:
             v.measure("gq_hashes", batch.count("#"))
-            v.measure("gq_ellipses", batch.count("...") + batch.count("…"))
-        if s.min_words is not None:
-            v.fail("min_words", spaced & (n_real < s.min_words))
-        if s.max_words is not None:
-            v.fail("max_words", spaced & (n_real > s.max_words))
-        if s.min_mean_word_length is not None:
-            v.fail("min_mean_word_length", spaced & (mean_length < s.min_mean_word_length))
-        if s.max_mean_word_length is not None:
-            v.fail("max_mean_word_length", spaced & (mean_length > s.max_mean_word_length))
         if s.max_hash_word_ratio is not None:
-            v.fail("max_hash_word_ratio", spaced & (ratio(batch.count("#"), n_words) > s.max_hash_word_ratio))
+            v.check("max_hash_word_ratio", tests["max_hash_word_ratio"], s, spaced)
+        if s.max_ellipsis_word_ratio is not None or v.full:
+            v.measure("gq_ellipses", batch.count("...") + batch.count("…"))
         if s.max_ellipsis_word_ratio is not None:
-            ellipses = batch.count("...") + batch.count("…")
-            v.fail("max_ellipsis_word_ratio", spaced & (ratio(ellipses, n_words) > s.max_ellipsis_word_ratio))
+            v.check("max_ellipsis_word_ratio", tests["max_ellipsis_word_ratio"], s, spaced)
         if s.max_bullet_lines_ratio is not None or s.max_ellipsis_lines_ratio is not None or v.full:
             self._line_rules(batch, v)
         if s.min_alpha_words_ratio is not None or v.full:
             alpha = batch.per_text(words.has_letter)
             v.measure("gq_alpha_words", alpha)
         if s.min_alpha_words_ratio is not None:
-            v.fail("min_alpha_words_ratio", spaced & (ratio(alpha, n_words) < s.min_alpha_words_ratio))
+            v.check("min_alpha_words_ratio", tests["min_alpha_words_ratio"], s, spaced)
         if s.min_stop_words is not None or v.full:
-            found = self._stop_words(batch)
-            v.measure("gq_stop_words", found)
+            v.measure("gq_stop_words", self._stop_words(batch))
         if s.min_stop_words is not None:
-            minimum = s.min_stop_words
-            v.fail("min_stop_words", spaced & (found >= 0) & (found < minimum))
+            v.check("min_stop_words", tests["min_stop_words"], s, spaced)
         return v
 
     def _line_rules(self, batch: TextBatch, v: Verdicts) -> None:
@@ -425,13 +462,13 @@ class GopherQuality:
             bullets = np.bincount(batch.line_doc[bullet & counted], minlength=batch.n)
             v.measure("gq_bullet_lines", bullets)
             if s.max_bullet_lines_ratio is not None:
-                v.fail("max_bullet_lines_ratio", ratio(bullets, n_lines) > s.max_bullet_lines_ratio)
+                v.check("max_bullet_lines_ratio", self.tests["max_bullet_lines_ratio"], s)
         if s.max_ellipsis_lines_ratio is not None or v.full:
             ending = _bools(pc.match_substring_regex(lines, r"(?:\.\.\.|…)" + WHITESPACE + "*$"))
             ellipsis = np.bincount(batch.line_doc[ending & counted], minlength=batch.n)
             v.measure("gq_ellipsis_lines", ellipsis)
             if s.max_ellipsis_lines_ratio is not None:
-                v.fail("max_ellipsis_lines_ratio", ratio(ellipsis, n_lines) > s.max_ellipsis_lines_ratio)
+                v.check("max_ellipsis_lines_ratio", self.tests["max_ellipsis_lines_ratio"], s)
 
     def _stop_words(self, batch: TextBatch) -> np.ndarray:
         """Per text: the distinct stop words of its language, -1 when its language has no list

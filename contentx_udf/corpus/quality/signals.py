@@ -2,9 +2,10 @@
 verdicts read back from them (:func:`judge`) under any thresholds.
 
 The filters measure (:meth:`.gopher.GopherRepetition.evaluate` and the others with ``full``)
-and decide in one pass; :func:`judge` is their decision alone, rule by rule in the same order
-with the same comparisons (:func:`.verdicts.ratio` over the same integer counts), so a threshold
-changed after the build gives the verdict the build would have given (``contentx select``).
+and decide in one pass; :func:`judge` is their decision alone: the same tests of the same
+measures (each filter's ``tests``, :mod:`.registry`; the rules are written once, in the filter's
+module), in the same order, so a threshold changed after the build gives the verdict the build
+would have given (``contentx select``).
 Every measure is a count (int32) so that no ratio is rounded: a float32 share of 0.3 is above
 0.3.  RedPajama-V2 (Together, 2023) stores its ~40 quality signals per document in the same spirit.
 
@@ -20,12 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from .c4 import RULES as C4_RULES
-from .fineweb import RULES as FINEWEB_RULES
-from .gopher import QUALITY_RULES, REPETITION_RULES
 from .profiles import combined_settings, profile_for
+from .registry import TEXT_FILTERS
 from .settings import Settings
-from .verdicts import ratio
 
 
 @dataclass(frozen=True)
@@ -265,104 +263,16 @@ def judge(
     fail("language_score", "min_language_score", ~(scores >= minimum))
     spaced = ~m["no_space"].astype(bool)
     for name in s.order:
-        section = getattr(s, name, None)
-        if section is None:
+        text_filter = TEXT_FILTERS.get(name)
+        if text_filter is None:  # (the URL lists and the language score: above)
             continue
+        section = getattr(s, name)
         enabled = np.broadcast_to(np.asarray(section.enabled, bool), (n,))
         if not enabled.any():
             continue
         before = alive.copy()
         alive &= enabled
-        for rule_name, failing in _rules(name, section, m, spaced):
-            fail(name, rule_name, failing)
+        for rule_name, test in text_filter.tests.items():  # the filter's own rules
+            fail(name, rule_name, test(m, section, spaced))
         alive |= before & ~enabled
     return drop, rule
-
-
-def _over(value, limit):
-    return np.zeros(1, bool) if limit is None else value > limit
-
-
-def _under(value, limit):
-    return np.zeros(1, bool) if limit is None else value < limit
-
-
-def _rules(name: str, s, m: dict[str, np.ndarray], spaced: np.ndarray):
-    """``(rule, failing mask)`` of one filter, in its rule order (the filter's own comparisons)."""
-    if name == "gopher_repetition":
-        chars = m["gr_chars"]
-        yield "empty", chars == 0
-        yield "dup_para_frac", _over(ratio(m["gr_dup_paragraphs"], m["gr_paragraphs"]), s.dup_para_frac)
-        yield "dup_para_char_frac", _over(ratio(m["gr_dup_paragraph_chars"], chars), s.dup_para_char_frac)
-        yield "dup_line_frac", _over(ratio(m["gr_dup_lines"], m["gr_lines"]), s.dup_line_frac)
-        yield "dup_line_char_frac", _over(ratio(m["gr_dup_line_chars"], chars), s.dup_line_char_frac)
-        for n in (2, 3, 4):
-            yield (
-                f"top_{n}_gram_frac",
-                _over(ratio(m[f"gr_top_{n}_gram_chars"], chars), getattr(s, f"top_{n}_gram_frac")),
-            )
-        for n in range(5, 11):
-            yield (
-                f"dup_{n}_gram_frac",
-                _over(ratio(m[f"gr_dup_{n}_gram_chars"], chars), getattr(s, f"dup_{n}_gram_frac")),
-            )
-    elif name == "gopher_quality":
-        real, words = m["gq_real_words"], m["gq_words"]
-        mean = ratio(m["gq_real_word_chars"], real)
-        yield "min_words", spaced & _under(real, s.min_words)
-        yield "max_words", spaced & _over(real, s.max_words)
-        yield "min_mean_word_length", spaced & _under(mean, s.min_mean_word_length)
-        yield "max_mean_word_length", spaced & _over(mean, s.max_mean_word_length)
-        yield "max_hash_word_ratio", spaced & _over(ratio(m["gq_hashes"], words), s.max_hash_word_ratio)
-        yield (
-            "max_ellipsis_word_ratio",
-            spaced & _over(ratio(m["gq_ellipses"], words), s.max_ellipsis_word_ratio),
-        )
-        yield (
-            "max_bullet_lines_ratio",
-            _over(ratio(m["gq_bullet_lines"], m["gq_lines"]), s.max_bullet_lines_ratio),
-        )
-        yield (
-            "max_ellipsis_lines_ratio",
-            _over(ratio(m["gq_ellipsis_lines"], m["gq_lines"]), s.max_ellipsis_lines_ratio),
-        )
-        yield (
-            "min_alpha_words_ratio",
-            spaced & _under(ratio(m["gq_alpha_words"], words), s.min_alpha_words_ratio),
-        )
-        stop = m["gq_stop_words"]
-        yield "min_stop_words", spaced & (stop >= 0) & _under(stop, s.min_stop_words)
-    elif name == "c4":
-        page = m["c4_page_rule"]
-        yield "lorem_ipsum", page == 1
-        yield "curly_bracket", page == 2
-        need = s.min_sentences
-        if need is not None and np.any(np.asarray(need) > 0):
-            yield "min_sentences", (np.asarray(need) > 0) & (m["c4_sentences"] < need)
-    else:
-        lines = m["fw_lines"]
-        yield "empty", lines == 0
-        if s.min_line_punct_ratio is not None:
-            share = ratio(m["fw_punct_lines"], lines)
-            low = share < s.min_line_punct_ratio
-            low &= ~np.asarray(s.line_punct_exclude_zero, bool) | (share > 0)
-            yield "min_line_punct_ratio", low
-        yield "max_short_line_ratio", _over(ratio(m["fw_short_lines"], lines), s.max_short_line_ratio)
-        yield (
-            "max_dup_line_char_ratio",
-            _over(ratio(m["fw_dup_line_chars"], m["fw_chars"]), s.max_dup_line_char_ratio),
-        )
-        yield (
-            "max_newline_word_ratio",
-            ~m["no_space"].astype(bool)
-            & _over(ratio(m["fw_newlines"], m["fw_words"]), s.max_newline_word_ratio),
-        )
-
-
-#: The rule names of each filter (for checks).
-RULES = {
-    "gopher_repetition": REPETITION_RULES,
-    "gopher_quality": QUALITY_RULES,
-    "c4": C4_RULES,
-    "fineweb": FINEWEB_RULES,
-}

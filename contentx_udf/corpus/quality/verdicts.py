@@ -1,4 +1,11 @@
-"""Per-document verdicts of one filter: the first rule each document fails, as small integers."""
+"""Per-document verdicts of one filter: the first rule each document fails, as small integers; the
+measures its rules read (:attr:`Verdicts.measures`), and the comparisons the rules are written
+with (:func:`ratio`, :func:`over`, :func:`under`).
+
+A filter writes each rule once, as a test of its measures (``RULES``: rule -> ``test(m, s, spaced)``,
+``m`` the measures by name, ``s`` the filter's settings, ``spaced`` the documents whose word rules
+apply); its ``evaluate`` measures and applies the tests (:meth:`Verdicts.check`), and
+:func:`.signals.judge` applies the same tests to stored measures (``contentx select``)."""
 
 from __future__ import annotations
 
@@ -25,7 +32,7 @@ class Verdicts:
         #: ``full``: every measure of every document of ``alive`` (``--signals``): a failed rule
         #: is recorded but the document stays in the set the later rules measure
         self.full = full
-        #: the per-document measures the rules read (:mod:`.signals`), filled with ``full``
+        #: the per-document measures the rules read (with ``full``: every one, :mod:`.signals`)
         self.measures: dict[str, np.ndarray] = {}
 
     def fail(self, rule: str, failing: np.ndarray) -> None:
@@ -37,9 +44,12 @@ class Verdicts:
             self.alive &= ~hit
 
     def measure(self, name: str, values: np.ndarray) -> None:
-        """Keep ``values`` (one per document) as the measure ``name`` when measuring in full."""
-        if self.full:
-            self.measures[name] = np.asarray(values)
+        """Keep ``values`` (one per document) as the measure ``name`` (what the rules read)."""
+        self.measures[name] = np.asarray(values)
+
+    def check(self, rule: str, test, settings, spaced: np.ndarray | None = None) -> None:
+        """Documents failing the filter's ``test`` of ``rule`` on the measures so far fail it."""
+        self.fail(rule, test(self.measures, settings, spaced))
 
     @property
     def passed(self) -> np.ndarray:
@@ -59,3 +69,13 @@ def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     np.divide(numerator, denominator, out=out, where=denominator > 0)
     out[(denominator <= 0) & (numerator > 0)] = np.inf
     return out
+
+
+def over(value, limit) -> np.ndarray:
+    """``value > limit``; nothing is over an unset (None) limit."""
+    return np.zeros(1, bool) if limit is None else value > limit
+
+
+def under(value, limit) -> np.ndarray:
+    """``value < limit``; nothing is under an unset (None) limit."""
+    return np.zeros(1, bool) if limit is None else value < limit
