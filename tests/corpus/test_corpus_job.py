@@ -139,7 +139,7 @@ def test_keep_longest_and_no_dedup(spark, site_table, tmp_path):
         report["kept"] == 7 and report["dropped"]["status"] == 1
     )  # the short page is kept without --min-chars
     assert sorted(p.name for p in (tmp_path / "corpus").iterdir()) == [
-        "_SUCCESS", "_report.json", "documents", "plots", "report.md"
+        "README.md", "_SUCCESS", "_report.json", "documents", "plots", "report.md"
     ]  # fmt: skip
 
 
