@@ -162,21 +162,34 @@ def _bin(name: str, edges: Sequence[float]):
 
 
 def _bucket_counts(passing, model_bins: dict[str, Any], bins: int) -> dict[str, Any]:
-    """One aggregation: documents and bytes per bucket and per bin of each model."""
+    """One aggregation: documents and bytes (and, when the rows have their ``token_count``, tokens)
+    per bucket and per bin of each model."""
     from pyspark.sql import functions as F
+
+    tokens = "token_count" in passing.columns
 
     keys = [F.struct(F.lit(BUCKET).alias("k"), F.col(BUCKET).alias("b"))]
     keys += [F.struct(F.lit(n).alias("k"), b.alias("b")) for n, b in model_bins.items()]
     rows = (
-        passing.select(F.col(BYTES).cast("long").alias("w"), F.explode(F.array(*keys)).alias("x"))
+        passing.select(
+            F.col(BYTES).cast("long").alias("w"),
+            (F.col("token_count") if tokens else F.lit(None).cast("long")).alias("t"),
+            F.explode(F.array(*keys)).alias("x"),
+        )
         .groupBy(F.col("x.k").alias("k"), F.col("x.b").alias("b"))
-        .agg(F.count("*").alias("documents"), F.sum("w").alias("bytes"))
+        .agg(F.count("*").alias("documents"), F.sum("w").alias("bytes"), F.sum("t").alias("tokens"))
         .collect()
     )
     out: dict[str, dict[str, list[int]]] = {}
     for key in (BUCKET, *model_bins):
-        out[key] = {"documents": [0] * bins, "bytes": [0] * bins}
+        out[key] = {
+            "documents": [0] * bins,
+            "bytes": [0] * bins,
+            **({"tokens": [0] * bins} if tokens else {}),
+        }
     for r in rows:
         out[r["k"]]["documents"][r["b"]] += r["documents"]
         out[r["k"]]["bytes"][r["b"]] += int(r["bytes"] or 0)
+        if tokens:
+            out[r["k"]]["tokens"][r["b"]] += int(r["tokens"] or 0)
     return {"per_bucket": out.pop(BUCKET), "per_model_bin": out}

@@ -433,10 +433,12 @@ def cuts_markdown(cuts: dict[str, Any] | None) -> list[str]:
             f"* `--quality-buckets {','.join(buckets['models'])}`, {buckets['bins']} byte-weighted bins; "
             "documents written as `documents/bucket=K/`"
         )
-        out += ["", "| bucket | documents | bytes |", "|---:|---:|---:|"]
         per = buckets["per_bucket"]
+        tokens = per.get("tokens")  # with --tokenizer (the build's counts)
+        out += ["", "| bucket | documents | bytes |" + (" tokens |" if tokens else ""), "|---:|---:|---:|"]
+        out[-1] += "---:|" if tokens else ""
         out += [
-            f"| {k} | {d} | {b} |"
+            f"| {k} | {d} | {b} |" + (f" {tokens[k]} |" if tokens else "")
             for k, (d, b) in enumerate(zip(per["documents"], per["bytes"], strict=True))
         ]
     return out + [""]

@@ -202,10 +202,14 @@ def second_model(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def signals_build(spark, table, model, second_model, tmp_path_factory):
-    """The texts built with --signals and two models."""
+def signals_build(spark, table, model, second_model, tmp_path_factory, texts):
+    """The texts built with --signals, two models and a tokenizer trained on them."""
+    from .test_tokens import train_tokenizer
+
     out = tmp_path_factory.mktemp("signals") / "built"
+    tokenizer = train_tokenizer(out.parent / "tokenizer.json", [t for t in texts if t][:50], 300)
     argv = ["--input", str(table), "--output", str(out), "--dedup", "exact", "--signals"]
+    argv += ["--tokenizer", tokenizer]
     argv += ["--quality-model", f"dclm={model}", "--quality-model", f"edu={second_model}"]
     corpus_job.run(config_from_argv(argv), spark)
     return out
@@ -286,6 +290,11 @@ def test_keep_top_by_bytes_then_buckets_of_two_models(spark, signals_build, tmp_
     assert len(urls) == len(set(urls)) == report["kept"]
     assert all(int(d["bucket"]) == expected_bucket[d["url"]] for d in written)
     assert sum(buckets["per_bucket"]["documents"]) == len(kept_rows)
+    # the build's token counts (select inherits its --tokenizer), summed per bucket
+    tokens = [0] * 10
+    for r in kept_rows:
+        tokens[expected_bucket[r["url"]]] += r["token_count"]
+    assert buckets["per_bucket"]["tokens"] == tokens and sum(tokens) > 0
 
 
 @pytest.mark.spark
