@@ -9,9 +9,10 @@ no per-document data to the driver); the cuts are column expressions over the ju
 threshold T drops exactly the documents ``--keep-top`` drops.
 
 * ``--keep-top NAME=FRACTION``: the threshold is the highest score whose weight at or above it
-  (documents, or UTF-8 bytes of the text as kept: ``text_bytes``) is at least FRACTION of the
-  weight of the documents that pass every other filter; the documents below it are dropped as
-  ``quality_NAME``.  It replaces a ``--quality-min`` of the same model.
+  (documents, UTF-8 bytes of the text as kept: ``text_bytes``, or tokens of that text:
+  ``token_count``, :data:`WEIGHT_COLUMNS`) is at least FRACTION of the weight of the documents
+  that pass every other filter; the documents below it are dropped as ``quality_NAME``.  It
+  replaces a ``--quality-min`` of the same model.
 * ``--quality-buckets A,B,C --bins K``: each model's bin lower edges are its thresholds at the top
   fractions (K-1)/K ... 1/K of the bytes (so bin ``k`` holds about 1/K of the bytes, ``K-1`` the
   best); a document's bin is the number of edges its score reaches, its bucket the highest of its
@@ -28,9 +29,13 @@ from ..errors import UserError
 from .quantiles import top_thresholds
 from .scores import below_sql, column, threshold_text
 
-WEIGHTS = ("documents", "bytes")
 #: The column of the bytes weight (the signals table's, with a model).
 BYTES = "text_bytes"
+#: The column of the tokens weight (the build's ``--tokenizer`` counts, or the re-cut's own).
+TOKENS = "token_count"
+#: ``--keep-top-weight``: what the fraction counts, and the column it sums (None: one a document).
+WEIGHT_COLUMNS: dict[str, str | None] = {"documents": None, "bytes": BYTES, "tokens": TOKENS}
+WEIGHTS = tuple(WEIGHT_COLUMNS)
 #: The bucket column (and the documents' partition).
 BUCKET = "bucket"
 DEFAULT_BINS = 20
@@ -72,14 +77,26 @@ def parse_request(keep_top: str | None, weight: str, buckets: str | None, bins: 
     return Request(top, weight, names, bins)
 
 
-def check(request: Request, models: Sequence[str]) -> None:
-    """Every model named was scored by the build."""
+def check(request: Request, models: Sequence[str], counted: bool = False) -> None:
+    """Every model named was scored by the build; a fraction of the tokens needs token counts
+    (``counted``: the build's ``--tokenizer``, or the re-cut's own)."""
     for name in request.models():
         if name not in models:
             raise UserError(
                 f"select: the build scored no model {name!r} (its models: {', '.join(models) or 'none'}; "
                 "build with --quality-model NAME=PATH --signals)"
             )
+    if request.keep_top is not None and request.weight == "tokens" and not counted:
+        raise UserError(
+            "--keep-top-weight tokens counts the documents' token_count, and the build counted none "
+            "(built without --tokenizer): give select --tokenizer FILE"
+        )
+
+
+def needs_counts(request: Request) -> bool:
+    """Whether the threshold searches read ``token_count`` (``--keep-top-weight tokens``; the
+    buckets' token totals use it when it is there)."""
+    return request.keep_top is not None or bool(request.buckets)
 
 
 def apply(rows, minima: dict[str, float], request: Request, persist: Callable[[Any], Any]):
@@ -100,7 +117,9 @@ def apply(rows, minima: dict[str, float], request: Request, persist: Callable[[A
     rows = persist(rows)
     if top is not None:
         name, fraction = top
-        weight = BYTES if request.weight == "bytes" else None
+        weight = WEIGHT_COLUMNS[request.weight]
+        if weight is not None and weight not in rows.columns:
+            raise UserError(f"--keep-top-weight {request.weight}: the rows have no {weight} column")
         passing = rows.where(F.col("_drop").isNull())
         cut = top_thresholds(passing, [column(name)], weight, {column(name): [fraction]})[column(name)][0]
         threshold = None if cut.threshold is None else threshold_text(cut.threshold)
@@ -166,14 +185,14 @@ def _bucket_counts(passing, model_bins: dict[str, Any], bins: int) -> dict[str, 
     per bucket and per bin of each model."""
     from pyspark.sql import functions as F
 
-    tokens = "token_count" in passing.columns
+    tokens = TOKENS in passing.columns
 
     keys = [F.struct(F.lit(BUCKET).alias("k"), F.col(BUCKET).alias("b"))]
     keys += [F.struct(F.lit(n).alias("k"), b.alias("b")) for n, b in model_bins.items()]
     rows = (
         passing.select(
             F.col(BYTES).cast("long").alias("w"),
-            (F.col("token_count") if tokens else F.lit(None).cast("long")).alias("t"),
+            (F.col(TOKENS) if tokens else F.lit(None).cast("long")).alias("t"),
             F.explode(F.array(*keys)).alias("x"),
         )
         .groupBy(F.col("x.k").alias("k"), F.col("x.b").alias("b"))

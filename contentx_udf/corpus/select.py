@@ -40,7 +40,7 @@ from ..runtime.java import check_java
 from ..runtime.session import SHORT_JOB_JAVA_OPTIONS, arrow_batch_rows, spark_session
 from ..runtime.store import LocalOutputStore, OutputStore, check_local_output, local_store
 from .config import CorpusConfig, add_token_arguments, config_from_argv
-from .cuts import BUCKET, DEFAULT_BINS, WEIGHTS, Request, parse_request
+from .cuts import BUCKET, DEFAULT_BINS, WEIGHTS, Request, needs_counts, parse_request
 from .cuts import apply as apply_cuts
 from .cuts import check as check_cuts
 from .dedup import BUILT_IN_PASS
@@ -152,7 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--keep-top-weight",
         choices=WEIGHTS,
         default="documents",
-        help="what --keep-top's fraction counts: documents or the bytes of their texts (default documents)",
+        help="what --keep-top's fraction counts: documents, the bytes of their texts, or their tokens "
+        "(token_count: the build's --tokenizer counts, or this re-cut's own --tokenizer) "
+        "(default documents)",
     )
     scored.add_argument(
         "--quality-buckets",
@@ -336,7 +338,9 @@ def pass_table(
     columns, without the texts: they join the kept documents only), the signals, the texts, and
     the model cuts' report (:mod:`.cuts`; ``request``: ``--keep-top``, ``--quality-buckets``).
     Token counts (``wanted.tokenizer``) are the signals' when ``reuse_counts``, else counted from
-    ``texts/`` (every measured document's text as if kept; none for a column filter's drops)."""
+    ``texts/`` (every measured document's text as if kept; none for a column filter's drops),
+    joined to the judged rows before the cuts when a threshold is searched
+    (:func:`.cuts.needs_counts`: ``--keep-top-weight tokens`` sums them)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType, StructField, StructType
 
@@ -348,13 +352,20 @@ def pass_table(
     settings = wanted.quality or PRESETS["none"]
     source = signals
     passed = list(PASS_SIGNAL_COLUMNS)
+    request = request or Request()
+    counts = None  # the re-cut's own counts, when the cuts read them (joined before, not after)
     if wanted.tokenizer and reuse_counts:
         passed.append("token_count")
     elif wanted.tokenizer:
         from .job import token_count_udf, tokenizer_spec
 
         counted = token_count_udf(tokenizer_spec(wanted), wanted.count_eos)
-        narrow = texts.select(*(F.expr(c) for c in PASS_TEXT_COLUMNS), counted("text").alias("token_count"))
+        if needs_counts(request):
+            counts = texts.select("doc_id", counted("text").alias("token_count"))
+        else:
+            narrow = texts.select(
+                *(F.expr(c) for c in PASS_TEXT_COLUMNS), counted("text").alias("token_count")
+            )
     else:
         narrow = narrow.withColumn("token_count", F.lit(None).cast("long"))
     scores = [c for c in signals.columns if c.startswith(SCORE_PREFIX)]
@@ -395,8 +406,10 @@ def pass_table(
         drop = F.coalesce(drop, F.when(~F.col(WHERE_COLUMN), F.lit("where")))
         rule = F.when(drop == "where", F.lit("where")).otherwise(rule)
     rows = rows.withColumn("_drop", drop).withColumn("_rule", rule)
+    if counts is not None:  # --keep-top-weight tokens (and the buckets' totals) by these counts
+        rows = rows.join(counts, "doc_id", "left")
     rows, cut_report, bucketed = apply_cuts(
-        rows, wanted.quality_min, request or Request(), lambda df: _kept(df, kept if kept is not None else [])
+        rows, wanted.quality_min, request, lambda df: _kept(df, kept if kept is not None else [])
     )
     passed = F.col("_drop").isNull()
     newly_kept = passed & F.col("drop").isNotNull()  # the build's filters dropped it: no band hashes
@@ -551,7 +564,7 @@ def check_source(source: OutputStore | LocalOutputStore, args: argparse.Namespac
         )
     built, wanted = configs(build["argv"], args)
     check(built, wanted, asked(args))
-    check_cuts(cut_request(args), list(built.quality_models))
+    check_cuts(cut_request(args), list(built.quality_models), counted=bool(wanted.tokenizer))
     return wanted
 
 

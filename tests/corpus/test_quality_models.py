@@ -297,6 +297,61 @@ def test_keep_top_by_bytes_then_buckets_of_two_models(spark, signals_build, tmp_
     assert buckets["per_bucket"]["tokens"] == tokens and sum(tokens) > 0
 
 
+def _tokens_cut(report, signals, weights, fraction):
+    """The recorded ``--keep-top-weight tokens`` cut checked against the in-memory reference: its
+    threshold, its weights, the kept tokens within 0.5 % of the fraction (before dedup); the URLs
+    at or above it."""
+    top = report["quality_cuts"]["keep_top"]
+    assert top["weight"] == "tokens"
+    dclm = np.array([r["quality_dclm"] for r in signals], dtype=np.float32)
+    assert np.float32(top["threshold"]) == np.float32(quantiles.reference_threshold(dclm, weights, fraction))
+    above = dclm >= np.float32(top["threshold"])
+    assert top["kept_weight"] == weights[above].sum() and top["total_weight"] == weights.sum()
+    assert abs(weights[above].sum() / weights.sum() - fraction) <= 0.005
+    assert report["dropped"]["quality_dclm"] == int((~above).sum())
+    assert report["kept"] + report["dropped"]["exact_duplicate"] == int(above.sum())
+    return {r["url"] for r, a in zip(signals, above, strict=True) if a}
+
+
+@pytest.mark.spark
+def test_keep_top_by_tokens_reused_or_counted_again_equals_a_full_build(
+    spark, signals_build, table, model, texts, tmp_path
+):
+    """--keep-top-weight tokens by the build's token counts (select without --tokenizer) and by the
+    re-cut's own tokenizer (counted from texts/ before the cut): each threshold is the exact
+    token-weighted quantile and keeps the fraction of the tokens to 0.5 %; a full build with
+    --quality-min at the recorded threshold keeps the same documents."""
+    from .test_tokens import own_count, train_tokenizer
+
+    signals = pq.read_table(str(signals_build / "signals")).to_pylist()
+    reused = tmp_path / "reused"
+    argv = ["select", "--from", str(signals_build), "--output", str(reused), "--keep-top", "dclm=0.4"]
+    assert cli.main([*argv, "--keep-top-weight", "tokens"]) == 0
+    report = json.loads((reused / "_report.json").read_text())
+    built_counts = np.array([r["token_count"] for r in signals], dtype=np.int64)
+    above = _tokens_cut(report, signals, built_counts, 0.4)
+    assert {url for url, _, _ in _urls(reused)} <= above
+    assert "by tokens" in (reused / "report.md").read_text()
+    # the re-cut's own tokenizer (another vocabulary: other counts, another threshold)
+    tokenizer = train_tokenizer(tmp_path / "small.json", texts[100:130], 280)
+    stored = pq.read_table(str(signals_build / "texts"), columns=["doc_id", "text"])
+    text_of = dict(zip(stored.column("doc_id").to_pylist(), stored.column("text").to_pylist(), strict=True))
+    own = np.array([own_count(tokenizer, text_of[r["doc_id"]]) for r in signals], dtype=np.int64)
+    assert not np.array_equal(own, built_counts)
+    counted = tmp_path / "counted"
+    argv = ["select", "--from", str(signals_build), "--output", str(counted), "--keep-top", "dclm=0.25"]
+    assert cli.main([*argv, "--keep-top-weight", "tokens", "--tokenizer", tokenizer]) == 0
+    report = json.loads((counted / "_report.json").read_text())
+    _tokens_cut(report, signals, own, 0.25)
+    threshold = report["quality_cuts"]["keep_top"]["threshold"]
+    full = tmp_path / "full"
+    argv = ["--input", str(table), "--output", str(full), "--dedup", "exact"]
+    argv += ["--quality-model", f"dclm={model}", "--quality-min", f"dclm={threshold}"]
+    built = corpus_job.run(config_from_argv(argv), spark)
+    assert _urls(full) == _urls(counted)
+    assert built["dropped"]["quality_dclm"] == report["dropped"]["quality_dclm"]
+
+
 @pytest.mark.spark
 def test_select_cuts_need_a_model_the_build_scored(spark, signals_build, tmp_path, capsys):
     base = ["select", "--from", str(signals_build), "--output", str(tmp_path / "x")]
@@ -311,3 +366,22 @@ def test_select_cuts_need_a_model_the_build_scored(spark, signals_build, tmp_pat
         assert cli.main([*base, *extra]) == 2, extra
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and needle in err, err
+
+
+def test_keep_top_by_tokens_needs_token_counts(signals_build, tmp_path, capsys):
+    """A build without --tokenizer (its command line without one) and a select without one: a
+    fraction of the tokens is one line, exit 2, before Spark (the corpus's signals are not read)."""
+    source = tmp_path / "untokenized"
+    (source / "signals").mkdir(parents=True)
+    (source / "_SUCCESS").write_text("")
+    build = json.loads((signals_build / "signals" / "_build.json").read_text())
+    argv = build["argv"]
+    at = argv.index("--tokenizer")
+    build["argv"] = argv[:at] + argv[at + 2 :]
+    (source / "signals" / "_build.json").write_text(json.dumps(build))
+    base = ["select", "--from", str(source), "--output", str(tmp_path / "x"), "--keep-top", "dclm=0.1"]
+    capsys.readouterr()
+    assert cli.main([*base, "--keep-top-weight", "tokens"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--keep-top-weight tokens" in err and "--tokenizer" in err, err
+    assert not (tmp_path / "x").exists()
