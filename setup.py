@@ -62,6 +62,12 @@ setup(
                 ["contentx_udf/text/_quality.pyx"],
                 extra_compile_args=["-O3", "-ffp-contract=off"],
             ),
+            # token counts for byte-level tokenizers: GPT-2's pre-token split and a pre-token cache
+            Extension(
+                "contentx_udf.text._tokcount",
+                ["contentx_udf/text/_tokcount.pyx"],
+                extra_compile_args=["-O3"],
+            ),
         ],
         compiler_directives={"language_level": 3},
     ),

@@ -141,7 +141,7 @@ def write_datatrove(
     written = 0
     with fs.open_output_stream(path, compression=None) as out:
         for batch in batches:
-            texts = batch.column("text").fill_null("").to_pylist()
+            texts = batch.column("text").fill_null("")
             ids, lengths = encode_ids(spec, texts, eos_id)
             out.write(ids.astype(dtype).tobytes())
             ends.append(written + np.cumsum(lengths))

@@ -6,7 +6,11 @@ own tokens, without the special tokens the tokenizer's post-processor would add 
 tokenizer's truncation and padding, when its file sets them, are switched off: a count is the
 whole text's.
 
-Texts are encoded a batch at a time (``encode_batch_fast``: no offsets).  The library's Rust
+A tokenizer that splits text as GPT-2 does (no normalizer, the ``ByteLevel`` regex split: GPT-2,
+RoBERTa, and the BPEs trained as the benchmarks and tests train theirs) is counted and encoded by a
+compiled counter, exact and some 30 times the library's rate (:mod:`.bytelevel`); the others, and
+the texts holding an added token's content, are encoded by the library a batch at a time
+(``encode_batch_fast``: no offsets).  The library's Rust
 thread pool (Rayon) is held to the task's cores: :func:`hold_threads` sets ``RAYON_NUM_THREADS``
 and ``TOKENIZERS_PARALLELISM`` before ``tokenizers`` is first imported in the process, so a
 Spark Python worker, which runs one task on one core, encodes on its own thread only
@@ -132,19 +136,6 @@ def token_id(spec: TokenizerSpec, token: str, flag: str = "--eos-token") -> int:
     return int(found)
 
 
-def _texts(texts: pa.Array | list) -> tuple[list[str], np.ndarray]:
-    """The non-null texts and their positions."""
-    if isinstance(texts, pa.ChunkedArray):
-        texts = texts.combine_chunks()
-    if isinstance(texts, pa.Array):
-        valid = texts.is_valid().to_numpy(zero_copy_only=False)
-        index = np.flatnonzero(valid)
-        values = texts.filter(pa.array(valid)).to_pylist() if not valid.all() else texts.to_pylist()
-        return values, index
-    index = np.array([i for i, t in enumerate(texts) if t is not None], dtype=np.int64)
-    return [texts[i] for i in index], index
-
-
 def _encode(tokenizer, texts: list[str], special: bool):
     fast = getattr(tokenizer, "encode_batch_fast", None)  # tokenizers >= 0.20: no offsets
     for start in range(0, len(texts), ENCODE_BATCH):
@@ -152,20 +143,55 @@ def _encode(tokenizer, texts: list[str], special: bool):
         yield from (fast or tokenizer.encode_batch)(chunk, add_special_tokens=special)
 
 
+#: The compiled counters built in this process (:mod:`.bytelevel`), by tokenizer; None: not served.
+_COUNTERS: dict[str, Any] = {}
+
+
+def counter_of(spec: TokenizerSpec):
+    """The fast exact counter of ``spec`` (:class:`.bytelevel.ByteLevelCounter`), or None when the
+    tokenizer is not one it serves or the compiled module is missing (the library encodes)."""
+    if spec.sha256 not in _COUNTERS:
+        from .bytelevel import ByteLevelCounter, served
+
+        facts = served(spec.json)
+        counter = None
+        if facts is not None:
+            try:
+                counter = ByteLevelCounter(tokenizer_of(spec), facts)
+            except ImportError:  # not compiled
+                counter = None
+        _COUNTERS[spec.sha256] = counter
+    return _COUNTERS[spec.sha256]
+
+
+def _as_array(texts: pa.Array | list) -> pa.Array:
+    if isinstance(texts, pa.ChunkedArray):
+        return texts.combine_chunks() if texts.num_chunks != 1 else texts.chunk(0)
+    return texts if isinstance(texts, pa.Array) else pa.array(texts, type=pa.string())
+
+
 def count_tokens(spec: TokenizerSpec, texts: pa.Array | list, count_eos: bool = False) -> pa.Array:
     """Each text's token count (:data:`COUNT_RULE`, plus one with ``count_eos``) as an ``int64``
-    array, null for a null text."""
-    values, index = _texts(texts)
+    array, null for a null text.  A served tokenizer's texts are counted by the compiled counter
+    (:mod:`.bytelevel`), any other's (and the few texts it leaves) by ``encode_batch_fast``."""
+    texts = _as_array(texts)
     n = len(texts)
+    valid = texts.is_valid().to_numpy(zero_copy_only=False)
     counts = np.zeros(n, dtype=np.int64)
-    if values:
-        found = np.fromiter(
+    library = valid
+    counter = counter_of(spec)
+    if counter is not None and n:
+        library = valid & counter.library_rows(texts)
+        counts += counter.counts(texts, valid & ~library)
+    index = np.flatnonzero(library)
+    if len(index):
+        values = texts.take(pa.array(index)).to_pylist()
+        counts[index] = np.fromiter(
             (len(e) for e in _encode(tokenizer_of(spec), values, False)), dtype=np.int64, count=len(values)
         )
-        counts[index] = found + (1 if count_eos else 0)
-    mask = np.ones(n, dtype=bool)
-    mask[index] = False
-    return pa.array(counts, type=pa.int64(), mask=mask if mask.any() else None)
+    if count_eos:
+        counts[valid] += 1
+    return pa.array(counts, type=pa.int64(), mask=~valid if not valid.all() else None)
 
 
 def token_dtype(vocab_size: int) -> np.dtype:
@@ -173,20 +199,34 @@ def token_dtype(vocab_size: int) -> np.dtype:
     return np.dtype("<u2") if vocab_size <= UINT16_VOCAB else np.dtype("<u4")
 
 
-def encode_ids(spec: TokenizerSpec, texts: list[str], eos_id: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """``(tokens, lengths)`` of ``texts`` as datatrove's ``DocumentTokenizer`` writes them: each
-    text encoded with the tokenizer's own special tokens (``encode_batch``'s default), or, with
-    ``eos_id``, with its post-processor replaced by ``$A <EOS>`` (the text's tokens, then the
-    EOS), as datatrove does for its ``eos_token``.  ``tokens``: all ids end to end (int64)."""
-    tokenizer = tokenizer_of(spec)
-    pieces: list[np.ndarray] = []
-    lengths = np.zeros(len(texts), dtype=np.int64)
+def encode_ids(
+    spec: TokenizerSpec, texts: pa.Array | list[str], eos_id: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(tokens, lengths)`` of ``texts`` (no nulls) as datatrove's ``DocumentTokenizer`` writes
+    them: each text encoded with the tokenizer's own special tokens (``encode_batch``'s default),
+    or, with ``eos_id``, with its post-processor replaced by ``$A <EOS>`` (the text's tokens, then
+    the EOS), as datatrove does for its ``eos_token``.  ``tokens``: all ids end to end.  A served
+    tokenizer's texts are encoded by the compiled counter (:mod:`.bytelevel`) when the ids are the
+    text's own (with ``eos_id``, or a post-processor that adds none)."""
+    texts = _as_array(texts)
+    n = len(texts)
     special = eos_id is None
-    for i, encoding in enumerate(_encode(tokenizer, texts, special)):
-        ids = np.asarray(encoding.ids, dtype=np.int64)
-        if eos_id is not None:
-            ids = np.append(ids, eos_id)
-        pieces.append(ids)
-        lengths[i] = len(ids)
-    tokens = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
+    counter = counter_of(spec)
+    library = np.ones(n, dtype=bool)
+    tokens = np.zeros(0, dtype=np.int64)
+    lengths = np.zeros(n, dtype=np.int64)
+    if counter is not None and (not special or counter.plain_post) and n:
+        library = counter.library_rows(texts)
+        tokens, lengths = counter.encode(texts, ~library)
+    index = np.flatnonzero(library)
+    if len(index):
+        pieces = np.split(tokens, np.cumsum(lengths)[:-1]) if n else []
+        values = texts.take(pa.array(index)).to_pylist()
+        for i, encoding in zip(index, _encode(tokenizer_of(spec), values, special), strict=True):
+            pieces[i] = np.asarray(encoding.ids, dtype=np.int64)
+            lengths[i] = len(pieces[i])
+        tokens = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
+    if eos_id is not None:
+        tokens = np.insert(tokens, np.cumsum(lengths), eos_id)
+        lengths = lengths + 1
     return tokens, lengths
