@@ -23,7 +23,7 @@ uses it (datatrove ``MinhashDedupSignature``: word 5-grams, 14 bands of 8 hashes
    Under rule ``segmented-2`` (the default since 2026-12) a document labelled Chinese, Japanese,
    Thai or Korean has shingles of as many of its words as span about five English words
    (:func:`shingle_lengths`, from :data:`contentx_udf.text.segment.WORDS_PER_ENGLISH_WORD`: 4, 6,
-   8 and 3), so that its near copies are as similar as English ones at the same edit; every other
+   7 and 3), so that its near copies are as similar as English ones at the same edit; every other
    document keeps 5.
 3. **Signature** (:func:`signatures`): for each of ``num_perm`` hash functions
    ``h_i(x) = a_i * x + b_i mod 2^64`` (``a_i`` odd: a permutation of the 64-bit values), the

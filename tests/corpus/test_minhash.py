@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import re
+import unicodedata
 from fractions import Fraction
 from math import comb
 
@@ -232,6 +233,26 @@ def test_spaced_scripts_keep_the_words_and_bands_of_the_letters_rule():
         assert (mh.text_bands(texts, one, labels)[0] == old_bands).all()  # segmented-1: 5 words for all
 
 
+def test_spaced_scripts_but_korean_keep_their_bands_with_their_language_labels():
+    """Korean is the one spaced script whose bands changed with segmented-2 (its shingles are 3
+    words: the near-copy goal wins, docs/corpus.md); Vietnamese (the UDHR's decomposed text and
+    its NFC form), Turkish, Indonesian and Swahili documents, labelled, get the bands of the rules
+    before (segmented-1, and letters)."""
+    names = {"vie": "vi", "tur": "tr", "ind": "id", "swh": "sw", "kor": "ko"}
+    texts = ["\n".join(udhr_lines(name)[:40]) for name in names]
+    texts.append(unicodedata.normalize("NFC", texts[0]))
+    assert texts[-1] != texts[0]  # the UDHR's Vietnamese is decomposed
+    labels = [*names.values(), "vi"]
+    params = mh.MinHashParams(12, 9)
+    bands, present = mh.text_bands(texts, params, labels)
+    assert present.all()
+    for rule in (mh.WORDS_SEGMENTED_1, mh.WORDS_LETTERS):
+        before, before_present = mh.text_bands(texts, mh.MinHashParams(12, 9, words=rule), labels)
+        assert before_present.all()
+        assert (bands == before).all(axis=1).tolist() == [True, True, True, True, False, True]
+        assert not (bands[4] == before[4]).any()  # Korean: every band other
+
+
 def test_scripts_without_spaces_are_cut_into_dictionary_words():
     zh = "人人生而自由，在尊严和权利上一律平等。"
     assert len(words_of(zh, mh.WORDS_LETTERS)) == 2  # two clauses
@@ -361,3 +382,18 @@ def test_near_copies_in_scripts_without_spaces_are_found_and_other_pages_left_ap
     assert sum(share(i, n + i) for i in range(n)) >= n - 1
     assert not any(share(i, 2 * n + i) for i in range(n))  # the next sentences: another page
     assert max(exact_jaccard(originals[i], other[i], mh.WORDS_SEGMENTED) for i in range(n)) < 0.2
+
+
+def test_against_an_older_rule_names_the_documents_it_matches_on_exact_copies_only():
+    """What a build's note says of an --against corpus of another word rule: under segmented-1
+    (2026-11) Korean documents had other bands, so they match on exact copies only, as Chinese,
+    Japanese and Thai ones do; under letters the texts of scripts without spaces as well."""
+    assert mh.differing_texts(mh.WORDS_SEGMENTED_1, mh.WORDS_SEGMENTED) == (
+        "documents labelled Chinese, Japanese, Thai or Korean"
+    )
+    scripts = f"texts with {mh.NO_SPACE_SCRIPTS} characters"
+    assert mh.differing_texts(mh.WORDS_LETTERS, mh.WORDS_SEGMENTED) == (
+        f"{scripts} and documents labelled Chinese, Japanese, Thai or Korean"
+    )
+    assert mh.differing_texts(mh.WORDS_LETTERS, mh.WORDS_SEGMENTED_1) == scripts
+    assert mh.differing_texts(mh.WORDS_SEGMENTED, mh.WORDS_SEGMENTED) == "no text"
