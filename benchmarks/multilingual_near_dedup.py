@@ -8,7 +8,9 @@
    with a mark, by line; headings (pieces shorter than 0.3 x the translation's median) left out.
    About 60-80 sentences per language.
 2. **Documents**, for each language and size (12-30 and 3-6 sentences): ``--docs`` originals, each
-   its number of sentences drawn at random from the translation, in random order, one per line;
+   its number of sentences drawn at random from its own copy of the translation's sentences, with
+   ``--swap`` (0.3) of their words swapped for other words of the translation
+   (:class:`WordSwapper`: distinct documents), in random order, one per line;
    and ``--copies`` near copies, each of another original, as ``corpus_scale.py`` makes them: one
    sentence replaced by a sentence of another part of the text (one the original does not hold)
    and a dated line inserted (``2024-06-DD 10:MM``: five words, the same in every language).
@@ -25,10 +27,11 @@ found (not kept: dropped as near duplicates of their original); the share the ba
 expects from the exact word 5-gram Jaccard similarity ``J`` of ``--pairs`` further near pairs made
 the same way (``1 - (1 - J^9)^12`` averaged, no Spark: the same figure without the MinHash and
 small-sample noise); and the originals wrongly merged (not kept), beside the number the curve
-expects from every pair of originals (the sum of their candidate probabilities: with only 60-80
-sentences per language, originals of 12-30 sentences share about 40 % of their 5-grams with
-their closest other original, where 12 x 9 joins about one pair in a hundred).  A benchmark, not
-a test.
+expects from every pair of originals (the sum of their candidate probabilities).  With ``--swap
+0`` (the sentences as they are, as before 2026-12-05) originals of 12-30 of the 60-80 sentences
+of a translation share about 40 % of their 5-grams with their closest other original, where
+12 x 9 joins about one pair in a hundred; with the default 0.3 at most about 8 %.  A benchmark,
+not a test.
 """
 
 from __future__ import annotations
@@ -77,6 +80,8 @@ SIZES = {"12-30": (12, 30), "3-6": (3, 6)}
 #: and the default ``segmented`` (``segmented-2``: Chinese, Japanese, Thai and Korean documents'
 #: shingles of their language's length).
 RULES = ("segmented-1", "segmented")
+#: Share of each document's words swapped for other words of its translation (:class:`WordSwapper`).
+SWAP = 0.3
 
 
 def sentences(name: str) -> list[str]:
@@ -91,16 +96,62 @@ def sentences(name: str) -> list[str]:
     return list(dict.fromkeys(p for p in pieces if len(p) >= floor))
 
 
-def documents(name: str, size: tuple[int, int], originals: int, copies: int, rng: random.Random):
-    """``(originals, near)``: texts, and ``(text, index of its original)`` pairs."""
-    pool = sentences(name)
-    made = []
+class WordSwapper:
+    """Distinct documents from one translation: each document's own copy of the sentences, with
+    ``share`` of their words (ICU's word break: letters, ideographs, kana, numbers) swapped for
+    words drawn from the whole translation (by their frequency there), the rest of each sentence
+    (punctuation, spaces) as it is.  A translation has only 60-80 sentences, so documents of 12-30
+    of them drawn from it share about a third of their sentences, and any original had another
+    at a word 5-gram Jaccard similarity of 0.4-0.6 (a pair the 12 x 9 banding joins about once in
+    a hundred): not distinct documents.  With a third of the words swapped, a shingle of ``k``
+    words survives in both of two documents with probability ``0.7^(2k)``, and the closest other
+    original is at 0.02-0.08 in English, Korean, Chinese and Thai.  A document and its near copy
+    share its sentences as they are: the similarity of a near pair is unchanged in kind (its lines
+    hold as many words as before)."""
+
+    def __init__(self, pool: list[str], share: float = SWAP) -> None:
+        import icu
+
+        iterator = icu.BreakIterator.createWordInstance(icu.Locale.getRoot())
+        tokens, word, bounds = [], [], [0]
+        for sentence in pool:
+            iterator.setText(sentence)
+            start = iterator.first()
+            for end in iterator:
+                tokens.append(sentence[start:end])
+                word.append(iterator.getRuleStatus() >= 100)  # UBRK_WORD_NUMBER and above
+                start = end
+            bounds.append(len(tokens))
+        self.tokens = np.array(tokens, dtype=object)
+        self.words = np.flatnonzero(word)
+        self.bounds = bounds
+        self.share = share
+
+    def __call__(self, rng: random.Random) -> list[str]:
+        """One document's sentences (the pool's order), its swaps drawn from ``rng``."""
+        if not self.share:
+            return ["".join(self.tokens[a:b]) for a, b in zip(self.bounds[:-1], self.bounds[1:], strict=True)]
+        draw = np.random.default_rng(rng.getrandbits(64))
+        out = self.tokens.copy()
+        swapped = self.words[draw.random(len(self.words)) < self.share]
+        out[swapped] = self.tokens[self.words[draw.integers(len(self.words), size=len(swapped))]]
+        return ["".join(out[a:b]) for a, b in zip(self.bounds[:-1], self.bounds[1:], strict=True)]
+
+
+def documents(
+    name: str, size: tuple[int, int], originals: int, copies: int, rng: random.Random, swap: float = SWAP
+):
+    """``(originals, near)``: texts, and ``(text, index of its original)`` pairs; each original from
+    its own sentences (:class:`WordSwapper`), its near copy's new sentence one of them."""
+    swapper = WordSwapper(sentences(name), swap)
+    made, pools = [], []
     for _ in range(originals):
-        made.append(rng.sample(pool, rng.randint(*size)))
+        pools.append(swapper(rng))
+        made.append(rng.sample(pools[-1], rng.randint(*size)))
     near = []
     for source in rng.sample(range(originals), min(copies, originals)):
         body = list(made[source])
-        others = [s for s in pool if s not in body]
+        others = [s for s in pools[source] if s not in body]
         body[rng.randrange(len(body))] = rng.choice(others)
         day = rng.randint(1, 28)
         body.insert(rng.randrange(len(body) + 1), f"2024-06-{day:02d} 10:{day + 10:02d}")
@@ -137,26 +188,50 @@ def expected_found(
     return float(candidate_probability(similarity, bands, rows).mean())
 
 
+def shared_shingles(sets: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(i, j, shared)``: every pair ``i < j`` of the sets that share a shingle, and how many they
+    share (the sets' hashes sorted together, then each run of equal hashes read at every distance:
+    no texts x shingles matrix, whose columns grow with every distinct document)."""
+    hashes = np.concatenate(sets) if sets else np.zeros(0, np.uint64)
+    owner = np.repeat(np.arange(len(sets)), [len(x) for x in sets])
+    order = np.argsort(hashes, kind="stable")
+    hashes, owner = hashes[order], owner[order]
+    firsts, seconds = [], []
+    distance = 1
+    while distance < len(hashes):
+        same = np.flatnonzero(hashes[distance:] == hashes[:-distance])
+        if not len(same):
+            break
+        firsts.append(owner[same])
+        seconds.append(owner[same + distance])
+        distance += 1
+    if not firsts:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    a, b = np.concatenate(firsts), np.concatenate(seconds)
+    low, high = np.minimum(a, b), np.maximum(a, b)
+    keys, shared = np.unique(low * len(sets) + high, return_counts=True)
+    return keys // len(sets), keys % len(sets), shared
+
+
 def cross_family(
     texts: list[str], family: list[int], rule: str, bands: int, rows: int, language: str | None = None
 ):
     """``(expected, closest)`` over the pairs of ``texts`` of different families (an original and
     its near copy are one family): the sum of their candidate probabilities, the number of links
     between families the banding is expected to make (each merges an original away), and each
-    text's highest exact Jaccard similarity with a text of another family (from a texts x 5-grams
-    incidence matrix)."""
+    text's highest exact Jaccard similarity with a text of another family."""
     sets = shingle_arrays(texts, rule, language)
-    _, ids = np.unique(np.concatenate(sets), return_inverse=True)
-    incidence = np.zeros((len(sets), int(ids.max()) + 1), dtype=np.float32)
-    incidence[np.repeat(np.arange(len(sets)), [len(x) for x in sets]), ids] = 1.0
-    shared = incidence @ incidence.T
-    sizes = incidence.sum(axis=1)
-    similarity = shared / np.maximum(sizes[:, None] + sizes[None, :] - shared, 1)
+    i, j, shared = shared_shingles(sets)
+    sizes = np.array([len(x) for x in sets])
     families = np.asarray(family)
-    similarity[families[:, None] == families[None, :]] = 0.0
-    upper = np.triu_indices(len(sets), k=1)
-    expected = float(candidate_probability(similarity[upper], bands, rows).sum())
-    return expected, similarity.max(axis=1)
+    other = families[i] != families[j]
+    i, j, shared = i[other], j[other], shared[other]
+    similarity = shared / np.maximum(sizes[i] + sizes[j] - shared, 1)
+    expected = float(candidate_probability(similarity, bands, rows).sum())
+    closest = np.zeros(len(sets))
+    np.maximum.at(closest, i, similarity)
+    np.maximum.at(closest, j, similarity)
+    return expected, closest
 
 
 def main() -> int:
@@ -174,13 +249,23 @@ def main() -> int:
     parser.add_argument("--languages", default=",".join(LANGUAGES), help="UDHR files (no .txt)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--swap",
+        type=float,
+        default=SWAP,
+        help="share of each original's words swapped for other words of its translation (0: the "
+        "UDHR's sentences as they are, which originals share)",
+    )
+    parser.add_argument(
         "--verify-edges",
         action="store_true",
         help="the corpus job's --verify-edges: a band link is kept only when the two signatures "
         "estimate a Jaccard similarity of at least the near threshold",
     )
+    parser.add_argument("--shared", type=Path, default=REPO.parent / "shared", help="the shared data")
     parser.add_argument("--work", type=Path, default=Path("/tmp/contentx-multilingual"))
     args = parser.parse_args()
+    global UDHR
+    UDHR = args.shared / "data" / "udhr2"
     names = [n for n in args.languages.split(",") if n]
     missing = [n for n in names if not (UDHR / f"{n}.txt").exists()]
     if missing:
@@ -198,7 +283,7 @@ def main() -> int:
     for name in names:
         language = LANGUAGES.get(name, name)
         for label, size in SIZES.items():
-            originals, near = documents(name, size, args.docs, args.copies, rng)
+            originals, near = documents(name, size, args.docs, args.copies, rng, args.swap)
             for text in originals:
                 rows.append((f"https://{name}.example/{label}/{len(rows)}", text, language))
                 kinds.append((name, label, "original"))
@@ -256,7 +341,7 @@ def main() -> int:
     spare = random.Random(args.seed + 1)
     for name in names:
         for label, size in SIZES.items():
-            originals, near = documents(name, size, args.pairs, args.pairs, spare)
+            originals, near = documents(name, size, args.pairs, args.pairs, spare, args.swap)
             pairs = [(originals[source], text) for text, source in near]
             found, expected, merged = [], [], []
             for rule in RULES:
