@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shutil
+import uuid
 
 import numpy as np
 import pyarrow as pa
@@ -203,16 +205,45 @@ def second_model(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def signals_build(spark, table, model, second_model, tmp_path_factory, texts):
-    """The texts built with --signals, two models and a tokenizer trained on them."""
+    """The texts built with --signals, two models and a tokenizer trained on them.  The second
+    model is read from a ``viewfs://`` mount (a Hadoop filesystem other than the local one: the
+    job ships it to the workers with ``addFile``), the first from its local path."""
     from .test_tokens import train_tokenizer
 
     out = tmp_path_factory.mktemp("signals") / "built"
     tokenizer = train_tokenizer(out.parent / "tokenizer.json", [t for t in texts if t][:50], 300)
+    mounted = out.parent / "models"
+    mounted.mkdir()
+    remote = f"edu-{uuid.uuid4().hex[:8]}.ftz"  # a name no other test ships into the session
+    shutil.copyfile(second_model, mounted / remote)
+    table_name = f"mt{uuid.uuid4().hex[:8]}"
+    spark.sparkContext._jsc.hadoopConfiguration().set(
+        f"fs.viewfs.mounttable.{table_name}.link./models", mounted.as_uri()
+    )
     argv = ["--input", str(table), "--output", str(out), "--dedup", "exact", "--signals"]
     argv += ["--tokenizer", tokenizer]
-    argv += ["--quality-model", f"dclm={model}", "--quality-model", f"edu={second_model}"]
+    argv += ["--quality-model", f"dclm={model}"]
+    argv += ["--quality-model", f"edu=viewfs://{table_name}/models/{remote}"]
     corpus_job.run(config_from_argv(argv), spark)
     return out
+
+
+@pytest.mark.spark
+def test_a_model_on_another_hadoop_filesystem_scores_as_its_local_file(signals_build, second_model):
+    """``--quality-model edu=viewfs://...``: every measured document's stored score is bit-identical
+    to the local file's score of its text (the text as the build keeps it, texts/)."""
+    from contentx_udf import quality_scores
+
+    signals = pq.read_table(str(signals_build / "signals"), columns=["doc_id", "quality_edu"])
+    stored = pq.read_table(str(signals_build / "texts"), columns=["doc_id", "text"])
+    text_of = dict(zip(stored.column("doc_id").to_pylist(), stored.column("text").to_pylist(), strict=True))
+    ids = signals.column("doc_id").to_pylist()
+    got = np.array(signals.column("quality_edu").to_pylist(), dtype=np.float32)
+    expected = quality_scores([text_of[i] for i in ids], str(second_model))
+    assert len(ids) == DOCUMENTS + COPIES and np.ptp(expected) > 0.1
+    assert np.array_equal(got, expected)
+    build = json.loads((signals_build / "signals" / "_build.json").read_text())
+    assert any(a.startswith("edu=viewfs://") for a in build["argv"])
 
 
 def _urls(path) -> set[tuple]:
