@@ -157,10 +157,14 @@ def byte_chars() -> tuple[str, ...]:
     return tuple(chr(chars[b]) for b in range(256))
 
 
+@lru_cache(maxsize=1)
+def _translation() -> dict[int, str]:
+    return dict(enumerate(byte_chars()))
+
+
 def byte_level(key: bytes) -> str:
     """A pre-token's bytes as ``ByteLevel`` hands them to the model."""
-    table = byte_chars()
-    return "".join(table[b] for b in key)
+    return key.decode("latin-1").translate(_translation())
 
 
 def served(tokenizer_json: str) -> dict[str, Any] | None:
@@ -204,15 +208,28 @@ class ByteLevelCounter:
         self.cache = _tokcount.PretokenCache(resolve, classes())
 
     def library_rows(self, texts: pa.Array) -> np.ndarray:
-        """Which texts the library must encode: those holding an added token's content, and an
-        empty text when a space is put before each (the library's own edge)."""
+        """Which texts the library must encode: those holding an added token's content (found by
+        one search of the texts' bytes per added token), and an empty text when a space is put
+        before each (the library's own edge)."""
         n = len(texts)
         rows = np.zeros(n, dtype=bool)
-        for content in self.added:
-            rows |= pc.fill_null(pc.match_substring(texts, content), False).to_numpy(zero_copy_only=False)
+        if n == 0:
+            return rows
+        if self.added:
+            data, offsets, _ = self._buffers(texts, rows)
+            start, end = int(offsets[0]), int(offsets[-1])
+            held = data[start:end].tobytes()
+            for content in self.added:
+                needle = content.encode("utf-8")
+                at = held.find(needle)
+                while at >= 0:  # the text the match starts in (a text holds it whole)
+                    row = int(np.searchsorted(offsets, start + at, side="right")) - 1
+                    rows[row] = True
+                    at = held.find(needle, int(offsets[row + 1]) - start)
         if self.prefix_space:
             rows |= pc.fill_null(pc.equal(pc.binary_length(texts), 0), False).to_numpy(zero_copy_only=False)
-        return rows
+        valid = texts.is_valid().to_numpy(zero_copy_only=False)
+        return rows & valid
 
     def _buffers(self, texts: pa.Array, todo: np.ndarray):
         texts = texts.cast(pa.large_string())
