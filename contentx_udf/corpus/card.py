@@ -94,6 +94,38 @@ def _quality_models(report: dict[str, Any]) -> list[str]:
     return ["Quality models:", *out] if out else []
 
 
+def _record_text(record: dict[str, Any] | None, method: str | None) -> str:
+    """One extraction record (:func:`..methods.versions.extraction_record`) in words."""
+    if not record:
+        return "not recorded (the table was written before contentx recorded it)"
+    methods = record.get("methods") or {}
+    shown = {method: methods[method]} if method in methods else methods
+    parts = []
+    for name, entry in shown.items():
+        entry = entry or {}
+        if entry.get("model"):
+            sha = entry.get("model_sha256") or ""
+            parts.append(
+                f"`{name}` with model {entry['model']} (SHA-256 `{sha}`"
+                + (f", mode {entry['mode']}" if entry.get("mode") else "")
+                + ")"
+            )
+        else:
+            parts.append(f"`{name}` (rules, no model)")
+    return f"contentx {record.get('contentx', '?')}: " + ", ".join(parts)
+
+
+def _extraction_versions(inputs: list[dict[str, Any]], method: str | None) -> list[str]:
+    """The card's lines on what extracted each input table: its batches' records, "not recorded"
+    for a table (or batches) written before they were."""
+    out = ["Extracted by (method and model version, per input table):", ""]
+    for entry in inputs:
+        records = entry.get("extraction") or [None]
+        text = "; ".join(_record_text(r, method) for r in records)
+        out.append(f"- `{entry.get('table')}`: {text}")
+    return out
+
+
 def body(report: dict[str, Any], export: dict[str, Any] | None = None) -> str:
     """The card's Markdown body from a corpus ``report`` (``_report.json``) and, for an export,
     its manifest."""
@@ -125,10 +157,11 @@ def body(report: dict[str, Any], export: dict[str, Any] | None = None) -> str:
         "## Extraction",
         "",
         f"Method `{c.get('method')}`"
-        + (f" (model {report['extraction_model']})" if report.get("extraction_model") else "")
         + f"; languages kept: {', '.join(c.get('languages') or ['all'])}; min characters "
         f"{c.get('min_chars', 0)}; min confidence {c.get('min_confidence')}; page types "
         f"{', '.join(c.get('page_types') or ['all'])}.",
+        "",
+        *_extraction_versions(inputs, c.get("method")),
         "",
         "## Filters",
         "",

@@ -68,6 +68,7 @@ from .scores import report_thresholds, score_groups, score_report
 from .tables import (
     CORPUS_FORMAT,
     InputVanished,
+    extraction_of,
     is_transient,
     methods_in,
     read_against,
@@ -383,7 +384,8 @@ def run(config: CorpusConfig, spark, progress: Callable[[str], None] | None = No
 
 def input_summary(table, paths: Sequence[str]) -> list[dict[str, Any]]:
     """Per input table: its WARC files and the Common Crawl crawls they belong to (the card's
-    inputs), in one aggregation of the pass."""
+    inputs), in one aggregation of the pass, and what extracted it (its batch markers' records,
+    :func:`.tables.extraction_of`)."""
     from pyspark.sql import functions as F
 
     rows = (
@@ -397,11 +399,13 @@ def input_summary(table, paths: Sequence[str]) -> list[dict[str, Any]]:
         .collect()
     )
     found = {r["_input"]: r for r in rows}
+    extraction = extraction_of(table.sparkSession, paths)
     return [
         {
             "table": path,
             "warc_files": int(found[i]["warcs"]) if i in found else 0,
             "crawls": sorted(found[i]["crawls"]) if i in found else [],
+            "extraction": extraction[i],
         }
         for i, path in enumerate(paths)
     ]

@@ -23,11 +23,13 @@ import os
 import re
 import struct
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import UserError
-from ..outputs.table import MARKERS, STAGING, batch_of
+from ..outputs.table import MARKERS, STAGING, batch_of, extraction_records
 from ..runtime.store import OutputStore
 
 #: Columns an extraction table must have for the corpus job.
@@ -319,6 +321,19 @@ def read_tables(
         elif method is None or any(p.startswith(f"method={method}/") for p, _l, _m in parts):
             raise UserError(f"{path}: no readable Parquet file")
     return found
+
+
+def extraction_of(spark, paths: Sequence[str]) -> list[list[dict[str, Any] | None]]:
+    """Per table, what extracted its batches (:func:`..outputs.table.extraction_records`: each
+    distinct record once; None for batches written before contentx recorded it); [] for a path
+    that cannot be read now."""
+    out = []
+    for path in paths:
+        try:
+            out.append(extraction_records(OutputStore(spark, path)))
+        except Exception:  # noqa: BLE001 (a table read a moment ago: the card says "not recorded")
+            out.append([])
+    return out
 
 
 def methods_in(spark, inputs: list[str]) -> list[str]:

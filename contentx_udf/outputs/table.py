@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from ..errors import UserError
 from ..runtime.store import LocalOutputStore, OutputStore, check_owned
@@ -77,14 +78,34 @@ def prepare_output(
     return done
 
 
+def extraction_records(store: OutputStore | LocalOutputStore) -> list[dict[str, Any] | None]:
+    """What extracted each committed batch of a table (its marker's ``extraction``; None for a
+    batch written before contentx recorded it), each distinct record once, in batch order."""
+    found: list[dict[str, Any] | None] = []
+    for batch in sorted(committed_batches(store)):
+        try:
+            record = json.loads(store.read_text(*MARKERS, f"{batch}.json")).get("extraction")
+        except (OSError, ValueError):
+            record = None
+        if record not in found:
+            found.append(record)
+    return found
+
+
 def batch_of(part_name: str) -> str | None:
     m = re.match(r"^b(\d{8}T\d{6}-[0-9a-f]{8})-", part_name)
     return m.group(1) if m else None
 
 
-def commit_batch(store: OutputStore | LocalOutputStore, batch_id: str, names: list[str]) -> None:
+def commit_batch(
+    store: OutputStore | LocalOutputStore,
+    batch_id: str,
+    names: list[str],
+    extraction: dict[str, Any] | None = None,
+) -> None:
     """Move the staged parts of a batch into place, names prefixed with the batch id, then write
-    its marker (the input files ``names``) and remove its staging directory."""
+    its marker (the input files ``names``; ``extraction``: what extracted them,
+    :func:`..methods.versions.extraction_record`) and remove its staging directory."""
     for entry in store.list(*STAGING, batch_id):
         if not entry.startswith("method="):
             continue
@@ -100,7 +121,10 @@ def commit_batch(store: OutputStore | LocalOutputStore, batch_id: str, names: li
         for part in parts:
             store.rename((*STAGING, batch_id, entry, part), (entry, f"b{batch_id}-{part}"))
     store.write_text(
-        json.dumps({"batch": batch_id, "files": list(names)}, indent=1),
+        json.dumps(
+            {"batch": batch_id, "files": list(names), **({"extraction": extraction} if extraction else {})},
+            indent=1,
+        ),
         *MARKERS,
         f"{batch_id}.json",
     )

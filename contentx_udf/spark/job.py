@@ -158,8 +158,17 @@ def run_batch(
             "warc_filename", "scores", "error"
         )
         stats = stats.collect()
-    commit_batch(store, batch_id, [name for _loc, name in files])
+    commit_batch(store, batch_id, [name for _loc, name in files], extraction(config))
     return stats
+
+
+def extraction(config: JobConfig) -> dict[str, Any]:
+    """What this run extracts with (:func:`..methods.versions.extraction_record`): each batch's
+    marker and ``_summary.json`` hold it, the corpus's card reads it."""
+    from .. import __version__
+    from ..methods.versions import extraction_record
+
+    return extraction_record(__version__, config.methods, config.params)
 
 
 def summarize(
@@ -257,6 +266,7 @@ def run(config: JobConfig, spark=None, files: list[tuple[str, str]] | None = Non
     summary = summarize(config, stats_rows, len(files), len(files) - len(todo), time.perf_counter() - started)
     summary["driver_java_options"] = driver_jvm_flags(spark)
     summary["jvm_class_archive"] = class_archive.status()
+    summary["extraction"] = extraction(config)
     store.write_text(json.dumps(summary, indent=2, default=str), "_summary.json")
     return summary
 

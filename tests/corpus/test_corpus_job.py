@@ -191,6 +191,23 @@ def test_exact_dedup_across_copies_of_a_warc(spark, tmp_path, capsys):
     assert {r["warc_filename"].rsplit("/", 1)[-1] for r in kept} == {
         "copy0.warc.gz"
     }  # same fetch time: ties by id
+    # what extracted the table: in its batch marker and summary, and in the corpus's card
+    import hashlib
+
+    from contentx_udf import __version__
+    from contentx_udf.methods.block_model import SHIPPED_MODEL
+
+    sha = hashlib.sha256(SHIPPED_MODEL.read_bytes()).hexdigest()
+    (marker,) = (table / "_contentx" / "batches").glob("*.json")
+    recorded = json.loads(marker.read_text())["extraction"]
+    assert recorded == json.loads((table / "_summary.json").read_text())["extraction"]
+    assert recorded == {
+        "contentx": __version__,
+        "methods": {"combined": {"model": "combined.npz (shipped)", "model_sha256": sha, "mode": "balanced"}},
+    }
+    assert report["inputs"][0]["extraction"] == [recorded]
+    card = (tmp_path / "corpus" / "README.md").read_text()
+    assert f"contentx {__version__}: `combined` with model combined.npz (shipped) (SHA-256 `{sha}`" in card
 
 
 @pytest.mark.parametrize(

@@ -184,6 +184,31 @@ def test_the_corpus_card_says_what_the_corpus_holds(spark, built):
     assert row + f"{sum(r['token_count'] for r in documents)} |" in body
     assert "1 WARC files" in body and "`gopher_quality`: min_words = 50" in body
     assert report["inputs"][0]["warc_files"] == 1
+    # a table written by hand, its marker without the extraction record: said, not invented
+    assert report["inputs"][0]["extraction"] == [None]
+    assert "not recorded (the table was written before contentx recorded it)" in body
+
+
+def test_the_card_names_the_extraction_model_of_each_batch():
+    from contentx_udf.corpus.card import body
+
+    record = {
+        "contentx": "0.1.0",
+        "methods": {
+            "combined": {"model": "combined.npz (shipped)", "model_sha256": "ab12", "mode": "balanced"}
+        },
+    }
+    older = {"contentx": "0.0.9", "methods": {"cetr": {"model": None}}}
+    report = {
+        "config": {"method": "combined"},
+        "inputs": [{"table": "t1", "extraction": [record, None]}, {"table": "t2", "extraction": [older]}],
+    }
+    text = body(report)
+    assert (
+        "- `t1`: contentx 0.1.0: `combined` with model combined.npz (shipped) (SHA-256 `ab12`, mode "
+        "balanced); not recorded" in text
+    )
+    assert "- `t2`: contentx 0.0.9: `cetr` (rules, no model)" in text
 
 
 def _export(built, name: str, *extra: str) -> tuple[int, object]:
