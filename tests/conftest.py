@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from warcio.archiveiterator import ArchiveIterator
@@ -16,6 +20,15 @@ SHARED = Path(os.environ.get("CONTENTX_SHARED") or REPO.parent / "shared")
 SHARED_WARC = SHARED / "warc"
 DEVSET = SHARED / "data" / "scrapinghub"
 TEST_DATA = REPO / "tests" / "data"
+
+
+#: The JVM options of the suite's Spark session: its JIT at the quick tier only (C1, no C2), as
+#: the extraction job's driver (``spark.config.DEFAULT_DRIVER_JAVA_OPTIONS``) and ``select``'s
+#: short runs have it.  The suite's jobs are small: C2's compiles of Spark's classes and of the
+#: code Spark generates for each query cost more than they save.  Measured on the 2-core machine
+#: (a session building the 30-document month-1 corpus 4 times, JVM and Python workers' CPU): 37.0
+#: -> 19.8 s to the end of the first build, then 8.5-10.5 -> 3.4-4.4 s a build.
+SESSION_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1"
 
 
 @pytest.fixture(scope="session")
@@ -33,6 +46,7 @@ def spark():
         .appName("contentx-tests")
         # (one such session per pytest-xdist worker: each JVM's heap bounded, half the jobs' 2g)
         .config("spark.driver.memory", "1g")
+        .config("spark.driver.extraJavaOptions", SESSION_JAVA_OPTIONS)
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.sql.session.timeZone", "UTC")
@@ -56,6 +70,84 @@ def standalone_cluster(tmp_path_factory):
         yield cluster.start()
     finally:
         cluster.stop()
+
+
+def _build_corpus(spark, inputs: list[Path], output: Path, **kw) -> dict:
+    from contentx_udf.corpus import job as corpus_job
+    from contentx_udf.corpus.config import CorpusConfig
+
+    return corpus_job.run(CorpusConfig(inputs=[str(p) for p in inputs], output=str(output), **kw), spark)
+
+
+def built_once(tmp_path_factory, name: str, build: Callable[[Path], Any]) -> tuple[Path, Any]:
+    """``(directory, result)`` of ``build(directory)``, run once for the whole run: under
+    pytest-xdist the workers share the run's temporary directory (each worker's is a folder of
+    it), and the first worker to ask builds while the others wait for it under a file lock and
+    then read what it wrote.  ``result`` goes through JSON, so every worker sees the same value.
+    Read only: a test that changes it copies it first."""
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / f"built-once-{name}"
+    root.mkdir(exist_ok=True)
+    with open(root / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # (released when the file closes)
+        done = root / "result.json"
+        if not done.exists():
+            result = build(root / name)
+            done.write_text(json.dumps(result))
+        return root / name, json.loads(done.read_text())
+
+
+# --- corpora built once per run and read by several test files (tests/corpus/test_corpus_io.py,
+# tests/faults, tests/spark/test_cluster.py): the two monthly tables of tests/corpus/tables.py and
+# the corpora the tests compare with.  Read only: a test that changes one copies it first.
+
+
+@pytest.fixture(scope="session")
+def month_tables(tmp_path_factory) -> tuple[Path, Path]:
+    """The two monthly extraction tables of :func:`.corpus.tables.two_months`: ``(month1, month2)``."""
+    from .corpus.tables import two_months
+
+    def write(out: Path) -> None:
+        two_months(out)
+
+    root, _ = built_once(tmp_path_factory, "months", write)
+    return root / "month1", root / "month2"
+
+
+@pytest.fixture(scope="session")
+def month1_corpus(spark, month_tables, tmp_path_factory) -> tuple[Path, dict]:
+    """Month 1's corpus (default settings: near dedup): ``(directory, report)``."""
+    return built_once(
+        tmp_path_factory, "month1-corpus", lambda out: _build_corpus(spark, [month_tables[0]], out)
+    )
+
+
+@pytest.fixture(scope="session")
+def month2_corpus(spark, month_tables, tmp_path_factory) -> tuple[Path, dict]:
+    """Month 2's corpus on its own (nothing it is built against): ``(directory, report)``."""
+    return built_once(
+        tmp_path_factory, "month2-corpus", lambda out: _build_corpus(spark, [month_tables[1]], out)
+    )
+
+
+@pytest.fixture(scope="session")
+def month2_against_month1(spark, month_tables, month1_corpus, tmp_path_factory) -> tuple[Path, dict]:
+    """Month 2's corpus built ``--against`` month 1's (:func:`month1_corpus`): ``(directory, report)``."""
+    return built_once(
+        tmp_path_factory,
+        "month2-against-month1",
+        lambda out: _build_corpus(spark, [month_tables[1]], out, against=[str(month1_corpus[0])]),
+    )
+
+
+@pytest.fixture(scope="session")
+def months_corpus(spark, month_tables, tmp_path_factory):
+    """The two months' uninterrupted corpus (near dedup), the reference of the fault tests:
+    ``(month1, month2, corpus directory, report)``."""
+    out, report = built_once(
+        tmp_path_factory, "months-corpus", lambda out: _build_corpus(spark, list(month_tables), out)
+    )
+    return month_tables[0], month_tables[1], out, report
 
 
 def shared_or_skip(path: Path) -> Path:
@@ -149,5 +241,18 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
             return CLUSTER_FILES[0] if path in CLUSTER_FILES else super()._split_scope(nodeid)
+
+        def _reschedule(self, node) -> None:
+            """The next file only once the worker holds the last test of its files (pytest-xdist's
+            own waits for two: a worker then starts another file behind its last two tests, which
+            on this suite can be two minutes of cluster tests while the other worker runs dry)."""
+            if node.shutting_down:
+                return
+            if not self.workqueue:
+                node.shutdown()
+                return
+            if self._pending_of(self.assigned_work[node]) > 1:
+                return
+            self._assign_work_unit(node)
 
     return ClusterFilesTogether(config, log)

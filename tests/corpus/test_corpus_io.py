@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -28,7 +29,7 @@ from contentx_udf import cli
 from contentx_udf.corpus import job as corpus_job
 from contentx_udf.corpus.config import CorpusConfig
 
-from .tables import DATE, article, month_table, table_row, texts_of, two_months, write_table
+from .tables import DATE, article, month_table, table_row, texts_of, write_table
 
 pytestmark = pytest.mark.spark
 
@@ -47,11 +48,6 @@ def documents(spark, output) -> list[tuple]:
     )
 
 
-@pytest.fixture(scope="module")
-def months(tmp_path_factory):
-    return two_months(tmp_path_factory.mktemp("months"))
-
-
 @pytest.fixture()
 def viewfs(spark, tmp_path):
     """A ``viewfs://`` mount table (unique per test) whose ``/data`` is ``tmp_path/data``."""
@@ -63,26 +59,31 @@ def viewfs(spark, tmp_path):
     return f"viewfs://{table}/data", tmp_path / "data"
 
 
-def test_incremental_build_drops_what_earlier_corpora_hold(spark, months, tmp_path):
-    month1, month2 = months
-    first = run(spark, [month1], tmp_path / "c1")
-    assert first["kept"] == 30 and (tmp_path / "c1" / "_SUCCESS").exists()
-    plain = run(spark, [month2], tmp_path / "plain")
+def test_incremental_build_drops_what_earlier_corpora_hold(
+    spark, month1_corpus, month2_corpus, month2_against_month1
+):
+    """(the three builds are the session's, tests/conftest.py: month 1's, month 2's alone, and
+    month 2's ``--against`` month 1's)"""
+    c1, first = month1_corpus
+    assert first["kept"] == 30 and (c1 / "_SUCCESS").exists()
+    _plain_dir, plain = month2_corpus
     assert plain["kept"] == 30 and plain["dropped"]["seen_before"] == 0
-    report = run(spark, [month2], tmp_path / "c2", against=[str(tmp_path / "c1")])
-    kept = documents(spark, tmp_path / "c2")
+    c2, report = month2_against_month1
+    kept = documents(spark, c2)
     assert {url for url, _h, _n in kept} == {f"https://two.example/{s}" for s in range(100, 118)}
     assert report["dropped"]["seen_before"] == 12 and report["kept"] == 18
     assert report["kept"] + sum(report["dropped"].values()) == report["input_rows"] == 30
-    stored = spark.read.parquet(str(tmp_path / "c2" / "documents"))
+    stored = spark.read.parquet(str(c2 / "documents"))
     assert {"text_hash", "bands"} <= set(stored.columns)
     assert all(len(r["bands"]) == report["minhash"]["bands"] for r in stored.select("bands").collect())
 
 
-def test_a_corpus_of_the_previous_version_matches_exact_copies_only(spark, months, tmp_path, capsys):
-    month1, month2 = months
-    run(spark, [month1], tmp_path / "old")
+def test_a_corpus_of_the_previous_version_matches_exact_copies_only(
+    spark, month_tables, month1_corpus, tmp_path, capsys
+):
+    _month1, month2 = month_tables
     old = tmp_path / "old"
+    shutil.copytree(month1_corpus[0], old)  # (month 1's corpus of the session, changed here)
     # the previous version wrote no _SUCCESS, no band hashes, and a report without "format"
     (old / "_SUCCESS").unlink()
     report = json.loads((old / "_report.json").read_text())
@@ -106,19 +107,21 @@ def test_a_corpus_of_the_previous_version_matches_exact_copies_only(spark, month
     assert result["kept"] == 24
 
 
-def test_viewfs_input_output_and_against_equal_local_paths(spark, months, tmp_path, viewfs):
-    month1, month2 = months
+def test_viewfs_input_output_and_against_equal_local_paths(
+    spark, month_tables, month2_against_month1, viewfs
+):
+    """The same two builds as the session's month 1 and month 2 ``--against`` month 1 (local
+    paths), on viewfs://."""
+    month1, month2 = month_tables
     root, local = viewfs
     for name, table in (("month1", month1), ("month2", month2)):
         os.symlink(table, local / name)
-    run(spark, [month1], tmp_path / "local1")
-    run(spark, [month2], tmp_path / "local2", against=[str(tmp_path / "local1")])
     run(spark, [f"{root}/month1"], f"{root}/c1")
     report = run(spark, [f"{root}/month2"], f"{root}/c2", against=[f"{root}/c1"])
     assert (local / "c2" / "_SUCCESS").exists() and (local / "c2" / "report.md").exists()
     assert report["output"] == f"{root}/c2" and len(report["plots"]) == 5
     assert all((local / "c2" / p).stat().st_size > 1000 for p in report["plots"])
-    assert documents(spark, f"{root}/c2") == documents(spark, tmp_path / "local2")
+    assert documents(spark, f"{root}/c2") == documents(spark, month2_against_month1[0])
     assert not (local / "c2" / "_staging").exists()
 
 
@@ -224,9 +227,11 @@ def test_skip_damaged_builds_from_the_rest_and_counts_it(spark, tmp_path):
     assert "Damaged input files left out" in (tmp_path / "out" / "report.md").read_text()
 
 
-def test_a_killed_run_leaves_no_finished_corpus_and_a_rerun_gives_the_same(spark, months, tmp_path):
-    _month1, month2 = months
-    reference = run(spark, [month2], tmp_path / "reference")
+def test_a_killed_run_leaves_no_finished_corpus_and_a_rerun_gives_the_same(
+    spark, month_tables, month2_corpus, tmp_path
+):
+    _month1, month2 = month_tables
+    reference_dir, reference = month2_corpus
     out = tmp_path / "out"
     env = dict(os.environ)
     env.pop("SPARK_CONF_DIR", None)
@@ -254,7 +259,7 @@ def test_a_killed_run_leaves_no_finished_corpus_and_a_rerun_gives_the_same(spark
     assert not (out / "_SUCCESS").exists() and not (out / "documents").exists()
     assert cli.main(["corpus", "--input", str(month2), "--output", str(out)]) == 2  # not finished: refused
     rerun = run(spark, [month2], out, overwrite=True)
-    assert documents(spark, out) == documents(spark, tmp_path / "reference")
+    assert documents(spark, out) == documents(spark, reference_dir)
     assert rerun["kept"] == reference["kept"] and (out / "_SUCCESS").exists()
     assert not (out / "_staging").exists()
 

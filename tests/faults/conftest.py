@@ -1,4 +1,5 @@
-"""Uninterrupted corpora the fault tests compare with, built once per session."""
+"""Uninterrupted corpora the fault tests compare with, built once per session (the two months'
+``months_corpus`` is in tests/conftest.py, shared with other test files)."""
 
 from __future__ import annotations
 
@@ -7,20 +8,7 @@ import pytest
 from contentx_udf.corpus import job as corpus_job
 from contentx_udf.corpus.config import CorpusConfig
 
-from ..corpus.tables import two_months
 from .inputs import two_part_table
-
-
-@pytest.fixture(scope="session")
-def months_corpus(spark, tmp_path_factory):
-    """The corpus tests' two monthly tables (read only) and their uninterrupted corpus (near
-    dedup): ``(month1, month2, corpus directory, report)``."""
-    root = tmp_path_factory.mktemp("months")
-    month1, month2 = two_months(root)
-    report = corpus_job.run(
-        CorpusConfig(inputs=[str(month1), str(month2)], output=str(root / "corpus")), spark
-    )
-    return month1, month2, root / "corpus", report
 
 
 @pytest.fixture(scope="session")

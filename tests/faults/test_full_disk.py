@@ -18,7 +18,6 @@ import pytest
 from contentx_udf import cli
 from contentx_udf.errors import disk_full_line
 
-from ..corpus.tables import two_months
 from ..spark.cluster import CORPUS_JOB, REPO, loopback_env
 from ..spark.test_job import SAMPLE, _comparable
 from .inputs import small_tmpfs
@@ -68,9 +67,12 @@ def test_extraction_on_a_full_disk_is_one_line_and_resume_completes(spark, tmp_p
     assert _comparable(spark, out) == _comparable(spark, reference)
 
 
-def test_corpus_on_a_full_disk_is_one_line_and_overwrite_completes(spark, tmp_path, small_fs, capsys):
+def test_corpus_on_a_full_disk_is_one_line_and_overwrite_completes(
+    spark, small_fs, month_tables, month1_corpus, capsys
+):
+    """(the uninterrupted build compared with is the session's month 1 corpus, tests/conftest.py)"""
     mount, filler = small_fs
-    month1, _month2 = two_months(tmp_path / "months")
+    month1, _month2 = month_tables
     out = mount / "corpus"
     argv = ["corpus", "--input", str(month1), "--output", str(out), "--dedup", "near"]
     assert cli.main(argv) == 2
@@ -81,8 +83,7 @@ def test_corpus_on_a_full_disk_is_one_line_and_overwrite_completes(spark, tmp_pa
 
     filler.unlink()
     assert cli.main([*argv, "--overwrite"]) == 0
-    reference = tmp_path / "reference"
-    assert cli.main(["corpus", "--input", str(month1), "--output", str(reference), "--dedup", "near"]) == 0
+    reference, _report = month1_corpus
     assert (out / "_SUCCESS").exists()
 
     def docs(path: Path) -> list[tuple]:

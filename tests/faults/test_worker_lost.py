@@ -109,15 +109,26 @@ def _lost(stderr: str) -> None:
     assert EXECUTOR_LOST.search(stderr), f"the kill did not cost the job an executor: {stderr[-3000:]}"
 
 
-@pytest.mark.parametrize("victim", ["executor", "worker"])
-def test_extraction_loses_nothing_when_an_executor_or_worker_is_lost(spark, tmp_path, cluster, victim):
-    """``executor``: one executor JVM killed; ``worker``: a whole worker (its daemon and its
-    executor) killed, and a new worker started a little later."""
-    inputs = sample_copies(tmp_path, 8)
-    reference = tmp_path / "reference"
+@pytest.fixture(scope="module")
+def extraction_reference(spark, tmp_path_factory) -> tuple[list[Path], list[tuple]]:
+    """Eight copies of the sample WARC (read only) and the rows of their uninterrupted local run,
+    the reference of both victims."""
+    root = tmp_path_factory.mktemp("worker-lost")
+    inputs = sample_copies(root, 8)
+    reference = root / "reference"
     job.run(
         JobConfig(inputs=[str(p) for p in inputs], output=str(reference), methods=("combined",)), spark=spark
     )
+    return inputs, table_rows(reference)
+
+
+@pytest.mark.parametrize("victim", ["executor", "worker"])
+def test_extraction_loses_nothing_when_an_executor_or_worker_is_lost(
+    extraction_reference, tmp_path, cluster, victim
+):
+    """``executor``: one executor JVM killed; ``worker``: a whole worker (its daemon and its
+    executor) killed, and a new worker started a little later."""
+    inputs, reference_rows = extraction_reference
     out = tmp_path / "out"
     args = ["--input", *map(str, inputs), "--output", str(out), "--methods", "combined",
             "--num-partitions", str(len(inputs))]  # fmt: skip
@@ -126,7 +137,7 @@ def test_extraction_loses_nothing_when_an_executor_or_worker_is_lost(spark, tmp_
         stdout, stderr = proc.communicate(timeout=300)
     check_run(subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr))
     _lost(stderr)
-    assert table_rows(out) == table_rows(reference)
+    assert table_rows(out) == reference_rows
 
 
 @pytest.mark.parametrize("victim", ["executor", "worker"])

@@ -19,6 +19,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from ..conftest import SESSION_JAVA_OPTIONS
+
 REPO = Path(__file__).resolve().parents[2]
 JOB = REPO / "jobs" / "extract_warc.py"
 CORPUS_JOB = REPO / "jobs" / "build_corpus.py"
@@ -73,7 +75,11 @@ class StandaloneCluster:
     def _start(self, name: str, args: list[str]) -> None:
         log_dir = self.workdir / "logs"
         log_dir.mkdir(parents=True, exist_ok=True)
-        env = loopback_env(SPARK_LOG_DIR=str(log_dir), SPARK_WORKER_DIR=str(self.workdir / name))
+        env = loopback_env(
+            SPARK_LOG_DIR=str(log_dir),
+            SPARK_WORKER_DIR=str(self.workdir / name),
+            SPARK_DAEMON_JAVA_OPTS=SESSION_JAVA_OPTIONS,  # (the JIT's quick tier, tests/conftest.py)
+        )
         with open(log_dir / f"{name}.log", "wb") as log:
             self.procs.append(
                 subprocess.Popen(
@@ -158,10 +164,14 @@ class StandaloneCluster:
         archives: str | None = None,
         job: Path = JOB,
     ) -> list[str]:
-        """``spark-submit --master spark://... jobs/extract_warc.py ARGS`` (or another ``job``)."""
+        """``spark-submit --master spark://... jobs/extract_warc.py ARGS`` (or another ``job``).
+        The driver's and the executors' JVMs compile with the JIT's quick tier only, as the suite's
+        own session (tests/conftest.py :data:`SESSION_JAVA_OPTIONS`: the tests' jobs are small)."""
         cmd = [spark_bin("spark-submit"), "--master", self.url, "--properties-file", str(SPARK_DEFAULTS),
                "--conf", f"spark.driver.host={LOOPBACK}", "--conf", f"spark.driver.bindAddress={LOOPBACK}",
-               "--conf", "spark.executor.memory=512m"]  # fmt: skip
+               "--conf", "spark.executor.memory=512m",
+               "--conf", f"spark.driver.extraJavaOptions={SESSION_JAVA_OPTIONS}",
+               "--conf", f"spark.executor.extraJavaOptions={SESSION_JAVA_OPTIONS}"]  # fmt: skip
         if archives:
             cmd += ["--archives", archives]
         for key, value in (conf or {}).items():

@@ -22,15 +22,12 @@ from pathlib import Path
 import pyarrow.dataset as ds
 import pytest
 
-from contentx_udf.corpus import job as corpus_job
-from contentx_udf.corpus.config import CorpusConfig
 from contentx_udf.errors import UserError
 from contentx_udf.spark import job
 from contentx_udf.spark.config import JobConfig
 from contentx_udf.spark.inputs import expand_inputs
 
 from ..conftest import SHARED_WARC, TEST_DATA
-from ..corpus.tables import two_months
 from .cluster import CORPUS_JOB, REPO, free_port, run_local, settled
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
@@ -109,20 +106,16 @@ def corpus_documents(out: Path) -> list[tuple]:
     return sorted(tuple(r.values()) for r in table.to_pylist())
 
 
-def test_corpus_job_on_viewfs_equals_local_paths(cluster, spark, tmp_path):
+def test_corpus_job_on_viewfs_equals_local_paths(
+    cluster, month_tables, month1_corpus, month2_against_month1, tmp_path
+):
     """Input, output and --against as viewfs:// URIs (Spark's bundled Hadoop client mounts
     /data on a local directory), the job submitted to the standalone cluster: its documents are
-    those of the same two builds on local paths."""
+    those of the same two builds on local paths (the session's, tests/conftest.py)."""
     data = tmp_path / "data"
     data.mkdir()
-    two_months(data)
-    corpus_job.run(CorpusConfig(inputs=[str(data / "month1")], output=str(tmp_path / "l1")), spark)
-    corpus_job.run(
-        CorpusConfig(
-            inputs=[str(data / "month2")], output=str(tmp_path / "l2"), against=[str(tmp_path / "l1")]
-        ),
-        spark,
-    )
+    for table in month_tables:
+        os.symlink(table, data / table.name)
     mount = {"spark.hadoop.fs.viewfs.mounttable.contentx.link./data": data.as_uri()}
     root = "viewfs://contentx/data"
     for args in (
@@ -131,8 +124,8 @@ def test_corpus_job_on_viewfs_equals_local_paths(cluster, spark, tmp_path):
     ):
         check_run(cluster.submit(args, conf=mount, job=CORPUS_JOB))
     assert (data / "c2" / "_SUCCESS").exists() and (data / "c2" / "report.md").exists()
-    assert corpus_documents(data / "c1") == corpus_documents(tmp_path / "l1")
-    assert corpus_documents(data / "c2") == corpus_documents(tmp_path / "l2")
+    assert corpus_documents(data / "c1") == corpus_documents(month1_corpus[0])
+    assert corpus_documents(data / "c2") == corpus_documents(month2_against_month1[0])
     report = json.loads((data / "c2" / "_report.json").read_text())
     assert report["output"] == f"{root}/c2" and report["dropped"]["seen_before"] == 12
 
