@@ -13,7 +13,7 @@ VENV=".venv"
 
 needs_build() {
     local f
-    for f in pyproject.toml setup.py contentx_udf/*/*.pyx; do
+    for f in pyproject.toml setup.py contentx_udf/*/*.pyx contentx_udf/*/*.pxd; do
         [ "$f" -nt "$VENV/.installed" ] && return 0
     done
     [ -f "$VENV/.no-extension" ] && return 1  # (built without a compiler: not again each run)
@@ -38,7 +38,7 @@ setup() {
         "$PYTHON" -m venv "$VENV"
         "$VENV/bin/python" -m pip install -q --upgrade pip
     fi
-    # re-install when pyproject.toml, setup.py or a compiled pass (.pyx) changed since the last
+    # re-install when pyproject.toml, setup.py or a compiled pass (.pyx, .pxd) changed since the last
     # install, or when the compiled extension is missing (the editable install builds it in place)
     if [ ! -f "$VENV/.installed" ] || needs_build; then
         echo "dev.sh: installing contentx and its test dependencies into $VENV with pip, compiling" \

@@ -50,6 +50,13 @@ setup(
                 ["contentx_udf/corpus/_lines.pyx"],
                 extra_compile_args=["-O3"],
             ),
+            # the fastText core both predictors below share (_fasttext.pxd: the dictionary, the
+            # n-gram buckets, the input rows' sums; cimported by _lid and _quality)
+            Extension(
+                "contentx_udf.text._fasttext",
+                ["contentx_udf/text/_fasttext.pyx"],
+                extra_compile_args=["-O3", "-ffp-contract=off"],
+            ),
             # fastText's prediction: no fused multiply-add, so its float sums round as fastText's
             Extension(
                 "contentx_udf.text._lid",

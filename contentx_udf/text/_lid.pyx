@@ -20,24 +20,22 @@ order with the same float operations (so the sums round alike):
   best leaf found so far pruned; the last leaf with the highest score wins.  The score returned is
   ``expf(best)``.
 
+The dictionary look-up, the character n-grams, the pruned index and the rows' sum are the shared
+core of both fastText predictors (``_fasttext.pxd``, the quality classifiers' too).
+
 Built with ``-ffp-contract=off`` so that no multiply-add is fused (fastText rounds each product).
 """
 
-from libc.math cimport expf, log
+from libc.math cimport expf
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp, memcpy, memset
 
+from ._fasttext cimport Core, Tables, add_row, dot, find_word, hash_bytes, mix, std_log, subwords
+
 import numpy as np
 
-
-cdef extern from *:
-    """
-    static inline uint32_t lid_mulhi(uint64_t low, uint32_t d) {
-        return (uint32_t)(((unsigned __int128)low * d) >> 64);
-    }
-    """
-    uint32_t lid_mulhi(uint64_t low, uint32_t d) nogil
+from .fasttext_file import huffman_tree  # (``_lid.huffman_tree``: the tree the predictor walks)
 
 
 cdef extern from *:
@@ -91,6 +89,29 @@ cdef Collapsed _collapse(int kind, void *data, Py_ssize_t length, char *out) noe
     return _collapse_units(<const uint32_t *>data, length, out)
 
 
+
+cdef inline Py_ssize_t _put_utf8(char *out, Py_ssize_t n, uint32_t ch) noexcept nogil:
+    """The UTF-8 bytes of ``ch`` (not a surrogate) written at ``out[n]``; returns the next ``n``."""
+    if ch < 0x80:
+        out[n] = <char>ch
+        return n + 1
+    if ch < 0x800:
+        out[n] = <char>(0xC0 | (ch >> 6))
+        out[n + 1] = <char>(0x80 | (ch & 0x3F))
+        return n + 2
+    if ch < 0x10000:
+        out[n] = <char>(0xE0 | (ch >> 12))
+        out[n + 1] = <char>(0x80 | ((ch >> 6) & 0x3F))
+        out[n + 2] = <char>(0x80 | (ch & 0x3F))
+        return n + 3
+    out[n] = <char>(0xF0 | (ch >> 18))
+    out[n + 1] = <char>(0x80 | ((ch >> 12) & 0x3F))
+    out[n + 2] = <char>(0x80 | ((ch >> 6) & 0x3F))
+    out[n + 3] = <char>(0x80 | (ch & 0x3F))
+    return n + 4
+
+
+
 cdef Collapsed _collapse_units(const _code_unit *data, Py_ssize_t length, char *out) noexcept nogil:
     """``" ".join(text[:length].split())`` encoded as UTF-8 into ``out`` (4 bytes per code point
     at most): the runs of ``str.split``'s whitespace (``Py_UNICODE_ISSPACE``) made one space, the
@@ -131,26 +152,14 @@ cdef Collapsed _collapse_units(const _code_unit *data, Py_ssize_t length, char *
             r.lower_or_title = True
         elif Py_UNICODE_ISUPPER(ch):
             r.upper = True
-        if ch < 0x800:
-            out[n] = <char>(0xC0 | (ch >> 6))
-            out[n + 1] = <char>(0x80 | (ch & 0x3F))
-            n += 2
-        elif ch < 0x10000:
-            if 0xD800 <= ch <= 0xDFFF:
-                r.size = -1
-                return r
-            out[n] = <char>(0xE0 | (ch >> 12))
-            out[n + 1] = <char>(0x80 | ((ch >> 6) & 0x3F))
-            out[n + 2] = <char>(0x80 | (ch & 0x3F))
-            n += 3
-        else:
-            out[n] = <char>(0xF0 | (ch >> 18))
-            out[n + 1] = <char>(0x80 | ((ch >> 12) & 0x3F))
-            out[n + 2] = <char>(0x80 | ((ch >> 6) & 0x3F))
-            out[n + 3] = <char>(0x80 | (ch & 0x3F))
-            n += 4
+        if 0xD800 <= ch <= 0xDFFF:
+            r.size = -1
+            return r
+        n = _put_utf8(out, n, ch)
     r.size = n
     return r
+
+
 
 
 def collapsed_utf8(str text):
@@ -169,26 +178,6 @@ def collapsed_utf8(str text):
     finally:
         free(out)
 
-
-cdef inline Py_ssize_t _put_utf8(char *out, Py_ssize_t n, uint32_t ch) noexcept nogil:
-    """The UTF-8 bytes of ``ch`` (not a surrogate) written at ``out[n]``; returns the next ``n``."""
-    if ch < 0x80:
-        out[n] = <char>ch
-        return n + 1
-    if ch < 0x800:
-        out[n] = <char>(0xC0 | (ch >> 6))
-        out[n + 1] = <char>(0x80 | (ch & 0x3F))
-        return n + 2
-    if ch < 0x10000:
-        out[n] = <char>(0xE0 | (ch >> 12))
-        out[n + 1] = <char>(0x80 | ((ch >> 6) & 0x3F))
-        out[n + 2] = <char>(0x80 | (ch & 0x3F))
-        return n + 3
-    out[n] = <char>(0xF0 | (ch >> 18))
-    out[n + 1] = <char>(0x80 | ((ch >> 12) & 0x3F))
-    out[n + 2] = <char>(0x80 | ((ch >> 6) & 0x3F))
-    out[n + 3] = <char>(0x80 | (ch & 0x3F))
-    return n + 4
 
 
 cdef Py_ssize_t _collapse_lower(int kind, void *data, Py_ssize_t length, char *out) noexcept nogil:
@@ -261,168 +250,13 @@ def lowered_collapsed_utf8(str text):
 
 
 cdef struct Model:
-    int dim
-    int minn
-    int maxn
-    int nwords
+    Core c  # the dictionary, the n-gram buckets, the input matrix (_fasttext.pxd)
     int osz
-    uint32_t bucket
-    uint64_t bucket_magic  # ceil(2**64 / bucket): h % bucket without a division (_mod)
-    int64_t pruneidx_size
-    # the dictionary: open addressing on the FNV-1a hash
-    const int32_t *wtab
-    uint32_t wmask
-    const uint32_t *whash
-    const int64_t *woff
-    const char *wbytes
-    const int8_t *wtype
-    const int32_t *sub_off
-    const int32_t *sub_ids
-    const char *label
-    int label_len
-    # the pruned n-gram index: bucket -> row - nwords
-    const int32_t *pkey
-    const int32_t *pval
-    uint32_t pmask
-    const uint64_t *pbits  # one bit per bucket, set where the index holds it: most n-grams miss
-    # the input matrix
-    int quantized
-    int qnorm
-    int nsubq
-    int dsub
-    int lastdsub
-    const uint8_t *codes
-    const float *centroids
-    const uint8_t *norm_codes
-    const float *norm_centroids
-    const float *dense
     # the output matrix and the tree
     const float *wo
     const int32_t *left
     const int32_t *right
 
-
-cdef inline uint32_t _fnv(uint32_t h, char c) noexcept nogil:
-    return (h ^ <uint32_t><int32_t><int8_t>c) * <uint32_t>16777619
-
-
-cdef inline uint32_t _hash(const char *s, Py_ssize_t n) noexcept nogil:
-    cdef uint32_t h = <uint32_t>2166136261
-    cdef Py_ssize_t i
-    for i in range(n):
-        h = _fnv(h, s[i])
-    return h
-
-
-cdef inline uint32_t _mix(uint32_t h) noexcept nogil:
-    return (h * <uint32_t>2654435761) ^ (h >> 16)
-
-
-cdef inline uint32_t _mod(uint32_t h, const Model *m) noexcept nogil:
-    """``h % bucket``, exact for every 32-bit ``h`` (Lemire, Kaser & Kurz, "Faster remainder by
-    direct computation", 2019): the low 64 bits of ``magic * h`` times ``bucket``, high half."""
-    cdef uint64_t low = m.bucket_magic * h
-    return lid_mulhi(low, m.bucket)
-
-
-cdef int32_t _find_word(const Model *m, const char *w, Py_ssize_t n, uint32_t h) noexcept nogil:
-    cdef uint32_t slot = _mix(h) & m.wmask
-    cdef int32_t wid
-    while True:
-        wid = m.wtab[slot]
-        if wid < 0:
-            return -1
-        if (m.whash[wid] == h and m.woff[wid + 1] - m.woff[wid] == n
-                and memcmp(m.wbytes + m.woff[wid], w, n) == 0):
-            return wid
-        slot = (slot + 1) & m.wmask
-
-
-cdef inline int32_t _ngram_row(const Model *m, uint32_t id) noexcept nogil:
-    """``Dictionary::pushHash``: the input row of n-gram bucket ``id``, or -1 (pruned away).
-    lid.176 keeps 42,765 of its 2,000,000 buckets and most n-grams of a text fall outside them:
-    the bucket bitmap answers those without probing the table (detect on the scale WARC's
-    ``combined`` texts: 102 -> 77 us per text, the same codes and scores)."""
-    cdef uint32_t slot
-    cdef int32_t key
-    if m.pruneidx_size == 0:
-        return -1
-    if m.pruneidx_size < 0:
-        return m.nwords + <int32_t>id
-    if not (m.pbits[id >> 6] >> (id & 63)) & 1:
-        return -1
-    slot = _mix(id) & m.pmask
-    while True:
-        key = m.pkey[slot]
-        if key < 0:
-            return -1
-        if <uint32_t>key == id:
-            return m.nwords + m.pval[slot]
-        slot = (slot + 1) & m.pmask
-
-
-cdef inline void _add_row(const Model *m, float *x, int32_t row) noexcept nogil:
-    """``hidden.addRow(wi, row)``: ``QuantMatrix::addRowToVector`` / ``DenseMatrix``'s."""
-    cdef int k, n, d
-    cdef float alpha
-    cdef const uint8_t *code
-    cdef const float *c
-    if m.quantized:
-        alpha = 1.0
-        if m.qnorm:
-            alpha = m.norm_centroids[m.norm_codes[row]]
-        code = m.codes + <int64_t>m.nsubq * row
-        if m.dsub == 2 and m.lastdsub == 2:  # lid.176: the same sums, unrolled by the compiler
-            for k in range(m.nsubq):
-                c = m.centroids + (k * 256 + code[k]) * 2
-                x[2 * k] += alpha * c[0]
-                x[2 * k + 1] += alpha * c[1]
-            return
-        d = m.dsub
-        for k in range(m.nsubq):
-            if k == m.nsubq - 1:
-                d = m.lastdsub
-                c = m.centroids + k * 256 * m.dsub + code[k] * m.lastdsub
-            else:
-                c = m.centroids + (k * 256 + code[k]) * m.dsub
-            for n in range(d):
-                x[k * m.dsub + n] += alpha * c[n]
-    else:
-        c = m.dense + <int64_t>m.dim * row
-        for n in range(m.dim):
-            x[n] += c[n]
-
-
-cdef Py_ssize_t _subwords(const Model *m, const char *w, Py_ssize_t size, float *x,
-                          int32_t *out) noexcept nogil:
-    """``Dictionary::computeSubwords`` of the bracketed word ``w``: each kept n-gram's row is
-    added to ``x`` (prediction) or written to ``out`` (loading); returns how many."""
-    cdef Py_ssize_t i, j, count = 0
-    cdef int n
-    cdef uint32_t h
-    cdef int32_t row
-    for i in range(size):
-        if (w[i] & 0xC0) == 0x80:
-            continue
-        h = <uint32_t>2166136261
-        j = i
-        n = 1
-        while j < size and n <= m.maxn:
-            h = _fnv(h, w[j])
-            j += 1
-            while j < size and (w[j] & 0xC0) == 0x80:
-                h = _fnv(h, w[j])
-                j += 1
-            if n >= m.minn and not (n == 1 and (i == 0 or j == size)):
-                row = _ngram_row(m, _mod(h, m))
-                if row >= 0:
-                    if out != NULL:
-                        out[count] = row
-                    else:
-                        _add_row(m, x, row)
-                    count += 1
-            n += 1
-    return count
 
 
 # The rows of unknown tokens seen before (fastText has no such cache; the rows and their order are
@@ -462,7 +296,7 @@ cdef Py_ssize_t _cached_subwords(const Model *m, WordCache *c, const char *token
                                  uint32_t h, char *scratch, float *x) noexcept nogil:
     """:func:`_subwords` of the bracketed ``token`` (unknown to the model) added to ``x``, its rows
     taken from the cache or found and kept there; returns how many rows."""
-    cdef uint32_t slot = _mix(h) & (CACHE_SLOTS - 1)
+    cdef uint32_t slot = mix(h) & (CACHE_SLOTS - 1)
     cdef int32_t e, k, n
     while True:
         e = c.slots[slot]
@@ -472,20 +306,20 @@ cdef Py_ssize_t _cached_subwords(const Model *m, WordCache *c, const char *token
                 and memcmp(c.tokens + c.token_at[e], token, length) == 0):
             n = c.rows_len[e]
             for k in range(c.rows_at[e], c.rows_at[e] + n):
-                _add_row(m, x, c.rows[k])
+                add_row(&m.c, x, c.rows[k])
             return n
         slot = (slot + 1) & (CACHE_SLOTS - 1)
     if (c.entries >= CACHE_ENTRIES or c.tokens_used + length > CACHE_BYTES
-            or c.rows_used + (length + 2) * max(m.maxn, 1) > CACHE_ROWS):
+            or c.rows_used + (length + 2) * max(m.c.maxn, 1) > CACHE_ROWS):
         _cache_clear(c)
         c.resets += 1
-        slot = _mix(h) & (CACHE_SLOTS - 1)
+        slot = mix(h) & (CACHE_SLOTS - 1)
     scratch[0] = b'<'
     memcpy(scratch + 1, token, length)
     scratch[length + 1] = b'>'
-    n = <int32_t>_subwords(m, scratch, length + 2, NULL, c.rows + c.rows_used)
+    n = <int32_t>subwords(&m.c, scratch, length + 2, NULL, c.rows + c.rows_used)
     for k in range(c.rows_used, c.rows_used + n):
-        _add_row(m, x, c.rows[k])
+        add_row(&m.c, x, c.rows[k])
     e = c.entries
     c.entries += 1
     c.hashes[e] = h
@@ -500,18 +334,16 @@ cdef Py_ssize_t _cached_subwords(const Model *m, WordCache *c, const char *token
     return n
 
 
+
 cdef inline bint _separator(char c) noexcept nogil:
     return c == b' ' or c == b'\n' or c == b'\r' or c == b'\t' or c == b'\v' or c == b'\f' or c == 0
 
 
-cdef float _std_log(float x) noexcept nogil:
-    return <float>log(<double>x + 1e-5)
 
 
 cdef void _dfs(const Model *m, float threshold_log, int32_t node, float score, const float *hidden,
                float *best, int32_t *best_node) noexcept nogil:
     cdef float f
-    cdef int j
     cdef const float *row
     if score < threshold_log:
         return
@@ -522,14 +354,14 @@ cdef void _dfs(const Model *m, float threshold_log, int32_t node, float score, c
         best_node[0] = node
         return
     cdef float e, one = 1.0  # (float constants: fastText adds and divides in float32)
-    row = m.wo + <int64_t>(node - m.osz) * m.dim
-    f = 0.0
-    for j in range(m.dim):
-        f += row[j] * hidden[j]
+    row = m.wo + <int64_t>(node - m.osz) * m.c.dim
+    f = dot(row, hidden, m.c.dim)
     e = expf(-f)
     f = one / (one + e)
-    _dfs(m, threshold_log, m.left[node], score + _std_log(one - f), hidden, best, best_node)
-    _dfs(m, threshold_log, m.right[node], score + _std_log(f), hidden, best, best_node)
+    _dfs(m, threshold_log, m.left[node], score + std_log(one - f), hidden, best, best_node)
+    _dfs(m, threshold_log, m.right[node], score + std_log(f), hidden, best, best_node)
+
+
 
 
 cdef class Predictor:
@@ -565,105 +397,12 @@ cdef class Predictor:
 
     def __init__(self, model):
         cdef Model *m = &self.m
-        cdef Py_ssize_t i, size = len(model.words), total, start
-        cdef const char *w
-        cdef char *scratch
-        cdef int32_t[::1] sub_ids_view
-        cdef int64_t[::1] woff_view
-        cdef uint32_t[::1] whash_view
-        cdef int32_t[::1] wtab_view
-        cdef uint32_t slot, h
-        cdef int32_t[::1] off_view
-        cdef Py_ssize_t nw
-        cdef int32_t[::1] pkey_view, pval_view, keys_view, values_view
+        cdef Tables tables = Tables(model)  # the dictionary, the buckets, the input (_fasttext.pyx)
         cdef WordCache *c
-        self._keep = []
-        m.dim = model.dim
-        m.minn = model.minn
-        m.maxn = model.maxn
-        m.nwords = model.nwords
+        self._keep = [tables]
+        m.c = tables.core
         m.osz = model.nlabels
-        m.bucket = model.bucket
-        m.bucket_magic = <uint64_t>((2**64 - 1) // max(model.bucket, 1) + 1)
-        m.pruneidx_size = model.pruneidx_size
-        label = bytes(model.label_prefix)
-        self._keep.append(label)
-        m.label = label
-        m.label_len = len(label)
         self.labels = [word.decode("utf-8") for word in model.words[model.nwords:]]
-
-        # dictionary
-        wbytes = b"".join(model.words)
-        woff = np.zeros(size + 1, dtype=np.int64)
-        woff[1:] = np.cumsum([len(word) for word in model.words])
-        whash = np.array([_hash(word, len(word)) for word in model.words], dtype=np.uint32)
-        tab_size = 1
-        while tab_size < 2 * size + 2:
-            tab_size *= 2
-        wtab = np.full(tab_size, -1, dtype=np.int32)
-        woff_view, whash_view, wtab_view = woff, whash, wtab
-        m.wmask = tab_size - 1
-        for i in range(size):
-            slot = _mix(whash_view[i]) & m.wmask
-            while wtab_view[slot] >= 0:
-                slot = (slot + 1) & m.wmask
-            wtab_view[slot] = i
-        wtype = np.ascontiguousarray(model.types, dtype=np.int8)
-        self._keep += [wbytes, woff, whash, wtab, wtype]
-        m.wbytes = wbytes
-        m.woff = &woff_view[0]
-        m.whash = &whash_view[0]
-        m.wtab = &wtab_view[0]
-        m.wtype = <const int8_t *>np_pointer(wtype)
-
-        # pruned n-gram index
-        keys = np.asarray(model.prune_keys, dtype=np.int32)
-        values = np.asarray(model.prune_values, dtype=np.int32)
-        tab_size = 1
-        while tab_size < 2 * len(keys) + 2:  # (load <= 1/2: short probes on a miss, the usual case)
-            tab_size *= 2
-        pkey = np.full(tab_size, -1, dtype=np.int32)
-        pval = np.full(tab_size, -1, dtype=np.int32)
-        pkey_view, pval_view, keys_view, values_view = pkey, pval, keys, values
-        m.pmask = tab_size - 1
-        for i in range(len(keys)):
-            slot = _mix(<uint32_t>keys_view[i]) & m.pmask
-            while pkey_view[slot] >= 0:
-                slot = (slot + 1) & m.pmask
-            pkey_view[slot] = keys_view[i]
-            pval_view[slot] = values_view[i]
-        pbits = np.zeros(max(int(model.bucket), 1) // 64 + 1, dtype=np.uint64)
-        kept = keys.astype(np.uint64)
-        np.bitwise_or.at(pbits, kept >> np.uint64(6), np.uint64(1) << (kept & np.uint64(63)))
-        self._keep += [pkey, pval, pbits]
-        m.pkey = <const int32_t *>np_pointer(pkey)
-        m.pval = <const int32_t *>np_pointer(pval)
-        m.pbits = <const uint64_t *>np_pointer(pbits)
-
-        # input matrix
-        inp = model.input
-        if isinstance(inp, np.ndarray):
-            dense = np.ascontiguousarray(inp, dtype=np.float32)
-            self._keep.append(dense)
-            m.quantized = 0
-            m.dense = <const float *>np_pointer(dense)
-        else:
-            m.quantized = 1
-            m.qnorm = inp.qnorm
-            m.nsubq = inp.nsubq
-            m.dsub = inp.dsub
-            m.lastdsub = inp.lastdsub
-            codes = np.ascontiguousarray(inp.codes, dtype=np.uint8)
-            centroids = np.ascontiguousarray(inp.centroids, dtype=np.float32)
-            self._keep += [codes, centroids]
-            m.codes = <const uint8_t *>np_pointer(codes)
-            m.centroids = <const float *>np_pointer(centroids)
-            if inp.qnorm:
-                norm_codes = np.ascontiguousarray(inp.norm_codes, dtype=np.uint8)
-                norm_centroids = np.ascontiguousarray(inp.norm_centroids, dtype=np.float32)
-                self._keep += [norm_codes, norm_centroids]
-                m.norm_codes = <const uint8_t *>np_pointer(norm_codes)
-                m.norm_centroids = <const float *>np_pointer(norm_centroids)
 
         # output matrix and the Huffman tree of the labels
         wo = np.ascontiguousarray(model.output, dtype=np.float32)
@@ -672,35 +411,7 @@ cdef class Predictor:
         m.wo = <const float *>np_pointer(wo)
         m.left = <const int32_t *>np_pointer(left)
         m.right = <const int32_t *>np_pointer(right)
-
-        # each word's rows (``Dictionary::initNgrams``): itself, then its n-grams
-        nw = model.nwords
-        offsets = np.zeros(size + 1, dtype=np.int32)
-        ids = np.zeros(sum(1 + (len(word) + 2) * max(m.maxn, 0) for word in model.words), dtype=np.int32)
-        sub_ids_view = ids
-        off_view = offsets
-        total = 0
-        scratch = <char *>malloc(max(len(word) for word in model.words) + 3)
-        try:
-            for i in range(size):
-                word = model.words[i]
-                w = word
-                sub_ids_view[total] = i
-                total += 1
-                if word != b"</s>":
-                    scratch[0] = b'<'
-                    memcpy(scratch + 1, w, len(word))
-                    scratch[len(word) + 1] = b'>'
-                    total += _subwords(m, scratch, len(word) + 2, NULL, &sub_ids_view[total])
-                off_view[i + 1] = total
-        finally:
-            free(scratch)
-        ids = ids[:total].copy()
-        self._keep += [offsets, ids]
-        sub_ids_view = ids
-        m.sub_off = &off_view[0]
-        m.sub_ids = &sub_ids_view[0]
-        self._hidden = <float *>malloc(m.dim * sizeof(float))
+        self._hidden = <float *>malloc(max(m.c.dim, 1) * sizeof(float))
         c = &self._cache
         c.slots = <int32_t *>malloc(CACHE_SLOTS * sizeof(int32_t))
         c.hashes = <uint32_t *>malloc(CACHE_ENTRIES * sizeof(uint32_t))
@@ -715,6 +426,7 @@ cdef class Predictor:
                 or c.rows == NULL):
             raise MemoryError()
         _cache_clear(c)
+
 
     def detect(self, str text, Py_ssize_t max_chars, bint normalize):
         """The language of ``text`` as :func:`~contentx_udf.text.language.detect_language` reads
@@ -790,7 +502,7 @@ cdef void _predict_line(const Model *m, const char *line, Py_ssize_t size, char 
     cdef int8_t kind
     cdef int j
     cdef float scale
-    for j in range(m.dim):
+    for j in range(m.c.dim):
         hidden[j] = 0.0
     while True:
         # Dictionary::readWord
@@ -820,60 +532,36 @@ cdef void _predict_line(const Model *m, const char *line, Py_ssize_t size, char 
         else:
             token = line + start
             eos = length == 4 and memcmp(token, b"</s>", 4) == 0
-        h = _hash(token, length)
-        wid = _find_word(m, token, length, h)
-        if wid >= 0:
-            kind = m.wtype[wid]
-        elif length >= m.label_len and memcmp(token, m.label, m.label_len) == 0:
-            kind = 1
-        else:
-            kind = 0
+        h = hash_bytes(token, length)
+        wid = find_word(&m.c, token, length, h, &kind)
+        if wid < 0:
+            kind = 1 if length >= m.c.label_len and memcmp(token, m.c.label, m.c.label_len) == 0 else 0
         if kind == 0:
-            if wid >= 0:
-                for k in range(m.sub_off[wid], m.sub_off[wid + 1]):
-                    _add_row(m, hidden, m.sub_ids[k])
-                count += m.sub_off[wid + 1] - m.sub_off[wid]
+            if wid >= 0 and m.c.sub_off != NULL:
+                for k in range(m.c.sub_off[wid], m.c.sub_off[wid + 1]):
+                    add_row(&m.c, hidden, m.c.sub_ids[k])
+                count += m.c.sub_off[wid + 1] - m.c.sub_off[wid]
+            elif wid >= 0:
+                add_row(&m.c, hidden, wid)
+                count += 1
             elif not eos and length <= CACHE_MAX_TOKEN:
                 count += _cached_subwords(m, cache, token, length, h, scratch, hidden)
             elif not eos:
                 scratch[0] = b'<'
                 memcpy(scratch + 1, token, length)
                 scratch[length + 1] = b'>'
-                count += _subwords(m, scratch, length + 2, hidden, NULL)
+                count += subwords(&m.c, scratch, length + 2, hidden, NULL)
         if eos:
             break
     if count == 0:
         return
     scale = <float>(1.0 / <double>count)
-    for j in range(m.dim):
+    for j in range(m.c.dim):
         hidden[j] *= scale
-    _dfs(m, _std_log(0.0), 2 * m.osz - 2, 0.0, hidden, best, best_node)
+    _dfs(m, std_log(0.0), 2 * m.osz - 2, 0.0, hidden, best, best_node)
 
 
 cdef const void *np_pointer(object array):
     cdef size_t address = array.ctypes.data
     return <const void *>address
 
-
-def huffman_tree(counts):
-    """``HierarchicalSoftmaxLoss::buildTree``: the children (``left``, ``right``; -1 for a leaf)
-    of the ``2 * n - 1`` nodes of the Huffman tree over the ``n`` label counts (given sorted by
-    decreasing count, as the dictionary stores them)."""
-    cdef Py_ssize_t osz = len(counts), i, leaf, node, j
-    tree_count = [int(c) for c in counts] + [10**15] * (osz - 1)
-    left = np.full(2 * osz - 1, -1, dtype=np.int32)
-    right = np.full(2 * osz - 1, -1, dtype=np.int32)
-    leaf = osz - 1
-    node = osz
-    for i in range(osz, 2 * osz - 1):
-        mini = [0, 0]
-        for j in range(2):
-            if leaf >= 0 and tree_count[leaf] < tree_count[node]:
-                mini[j] = leaf
-                leaf -= 1
-            else:
-                mini[j] = node
-                node += 1
-        left[i], right[i] = mini
-        tree_count[i] = tree_count[mini[0]] + tree_count[mini[1]]
-    return left, right

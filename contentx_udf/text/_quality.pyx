@@ -9,10 +9,13 @@ What is faster than fastText (0.9.2) while giving the same floats:
 * no C++ stream: the text is read once as UTF-8 (``PyUnicode_AsUTF8AndSize``, cached by CPython
   on the string), DCLM's preparation (``" ".join(text.strip().splitlines())``) done while
   tokenising, each token hashed in place (no ``std::string``);
-* the dictionary is a power-of-two open-addressing table over (hash, id) sized twice the
-  vocabulary (fastText's ``word2int_`` has 30 million slots: a cache miss per token);
+* the dictionary is a power-of-two open-addressing table over (hash, id, the word's first 24
+  bytes) sized twice the vocabulary (fastText's ``word2int_`` has 30 million slots: a cache miss
+  per token);
 * ``h % bucket`` by multiplication (Lemire, Kaser & Kurz, "Faster remainder by direct
   computation", 2019) instead of a 64-bit division per word n-gram;
+* the dictionary look-up, the character n-grams, the pruned index and the rows' sum are the
+  shared core of both fastText predictors (``_fasttext.pxd``, the language identifier's too);
 * the rows' sum prefetches the rows a few ahead (a large model's rows are cache misses) and adds
   a row with vector instructions (the same per-element float additions, in the same order);
 * the input matrix is read where the file is mapped (possibly unaligned: the reads are).
@@ -20,44 +23,33 @@ What is faster than fastText (0.9.2) while giving the same floats:
 Built with ``-ffp-contract=off`` so that no multiply-add is fused (fastText rounds each product).
 """
 
-from libc.math cimport exp, expf, log
+from libc.math cimport exp, expf
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcmp
+
+from ._fasttext cimport (
+    Core,
+    QMatrix,
+    Tables,
+    add_row,
+    centroid,
+    dot,
+    find_word,
+    fnv,
+    hash_bytes,
+    mix,
+    mod64,
+    ngram_row,
+    prefetch,
+    prefetch_row,
+    quantized_matrix,
+    row_address,
+    std_log,
+    subwords,
+)
 
 import numpy as np
-
-
-cdef extern from *:
-    """
-    /* a float read at any address (the input matrix sits where the dictionary ends in the file) */
-    typedef float ufloat __attribute__((aligned(1)));
-    static inline void q_prefetch(const void *p) { __builtin_prefetch(p, 0, 3); }
-    /* a row of `bytes` bytes: every cache line it spans, into all the caches */
-    static inline void q_prefetch_row(const void *p, long bytes) {
-        const char *c = (const char *)p;
-        long k;
-        for (k = 0; k < bytes; k += 64) __builtin_prefetch(c + k, 0, 3);
-        __builtin_prefetch(c + bytes - 1, 0, 3);
-    }
-    /* h % d for a 64-bit h (Lemire's fastmod_u64): M = 2**128 / d rounded up */
-    static inline uint64_t q_mod64(uint64_t h, uint64_t m_lo, uint64_t m_hi, uint64_t d) {
-        __uint128_t M = ((__uint128_t)m_hi << 64) | m_lo;
-        __uint128_t low = M * h;
-        __uint128_t bottom = ((low & 0xFFFFFFFFFFFFFFFFULL) * (__uint128_t)d) >> 64;
-        __uint128_t top = (low >> 64) * (__uint128_t)d;
-        return (uint64_t)((bottom + top) >> 64);
-    }
-    static inline void q_magic(uint64_t d, uint64_t *lo, uint64_t *hi) {
-        __uint128_t M = ((__uint128_t)-1) / d + 1;
-        *lo = (uint64_t)M; *hi = (uint64_t)(M >> 64);
-    }
-    """
-    ctypedef float ufloat
-    void q_prefetch(const void *p) nogil
-    void q_prefetch_row(const void *p, long bytes) nogil
-    uint64_t q_mod64(uint64_t h, uint64_t m_lo, uint64_t m_hi, uint64_t d) nogil
-    void q_magic(uint64_t d, uint64_t *lo, uint64_t *hi) nogil
 
 
 cdef extern from "Python.h":
@@ -72,116 +64,17 @@ cdef const char *EOS = "</s>"
 
 
 cdef struct Model:
-    int dim
-    long row_bytes  # bytes of an input row (dense: dim floats; quantized: its codes)
-    int minn
-    int maxn
-    int nwords
+    Core c  # the dictionary, the n-gram buckets, the input matrix (_fasttext.pxd)
     int osz
-    int word_ngrams
     int loss
-    uint32_t bucket
-    uint64_t magic_lo
-    uint64_t magic_hi
-    int64_t pruneidx_size
-    # the dictionary: open addressing on the FNV-1a hash, (hash, id) side by side
-    const uint32_t *wtab  # 8 per slot: hash, id | label << 31 (0xFFFFFFFF: empty), 24 bytes of the word
-    uint32_t wmask
-    const int64_t *woff
-    const char *wbytes
-    const int8_t *wtype
-    const int32_t *sub_off  # each word's rows (itself, then its character n-grams), maxn > 0
-    const int32_t *sub_ids
-    const char *label
-    int label_len
-    # the pruned n-gram index of a quantized model: bucket -> row - nwords
-    const int32_t *pkey
-    const int32_t *pval
-    uint32_t pmask
-    # the input matrix
-    int quantized
-    int qnorm
-    int nsubq
-    int dsub
-    int lastdsub
-    const uint8_t *codes
-    const float *centroids
-    const uint8_t *norm_codes
-    const float *norm_centroids
-    const ufloat *dense
     # the output matrix
     int oquantized
-    int oqnorm
-    int onsubq
-    int odsub
-    int olastdsub
-    const uint8_t *ocodes
-    const float *ocentroids
-    const uint8_t *onorm_codes
-    const float *onorm_centroids
+    QMatrix oq
     const float *wo
     # hierarchical softmax's tree; one-vs-all's sigmoid table
     const int32_t *left
     const int32_t *right
     const float *sigmoid
-
-
-cdef inline uint32_t _fnv(uint32_t h, char c) noexcept nogil:
-    return (h ^ <uint32_t><int32_t><int8_t>c) * <uint32_t>16777619
-
-
-cdef inline uint32_t _hash(const char *s, Py_ssize_t n) noexcept nogil:
-    cdef uint32_t h = <uint32_t>2166136261
-    cdef Py_ssize_t i
-    for i in range(n):
-        h = _fnv(h, s[i])
-    return h
-
-
-cdef inline uint32_t _mix(uint32_t h) noexcept nogil:
-    return (h * <uint32_t>2654435761) ^ (h >> 16)
-
-
-DEF INLINE = 24  # bytes of a word kept in its dictionary slot
-
-
-cdef struct Prefix:
-    uint64_t w[3]
-
-
-cdef inline Prefix _prefix(const char *w, Py_ssize_t n) noexcept nogil:
-    """The first :data:`INLINE` bytes of ``w``, zero-padded (no token or word holds a NUL)."""
-    cdef Prefix p
-    p.w[0] = p.w[1] = p.w[2] = 0
-    memcpy(p.w, w, min(n, INLINE))
-    return p
-
-
-cdef inline int32_t _find_word(const Model *m, const char *w, Py_ssize_t n, uint32_t h,
-                               int8_t *kind) noexcept nogil:
-    """``Dictionary::find``: the id of the word ``w`` (its type in ``kind``), or -1.  A slot (32
-    bytes) holds the hash, the id (the top bit set for a label) and the word's first 24 bytes:
-    a word of 24 bytes or fewer is found with one memory access."""
-    cdef uint32_t slot = _mix(h) & m.wmask
-    cdef uint32_t wid
-    cdef Prefix p = _prefix(w, n)
-    cdef const uint32_t *e
-    cdef const uint64_t *q
-    while True:
-        e = m.wtab + 8 * slot
-        wid = e[1]
-        if wid == <uint32_t>0xFFFFFFFFu:
-            return -1
-        q = <const uint64_t *>(e + 2)
-        if e[0] == h and q[0] == p.w[0] and q[1] == p.w[1] and q[2] == p.w[2]:
-            kind[0] = <int8_t>(wid >> 31)
-            wid &= 0x7FFFFFFF
-            if n <= INLINE:
-                return <int32_t>wid
-            if (m.woff[wid + 1] - m.woff[wid] == n
-                    and memcmp(m.wbytes + m.woff[wid] + INLINE, w + INLINE, n - INLINE) == 0):
-                return <int32_t>wid
-        slot = (slot + 1) & m.wmask
 
 
 cdef struct Rows:
@@ -205,65 +98,32 @@ cdef int _grow(Rows *r, Py_ssize_t need) noexcept nogil:
     return 0
 
 
-cdef inline void _push_hash(const Model *m, Rows *r, int32_t id) noexcept nogil:
-    """``Dictionary::pushHash``: the input row of n-gram bucket ``id`` (room reserved)."""
-    cdef uint32_t slot
-    cdef int32_t key
-    if m.pruneidx_size == 0 or id < 0:
-        return
-    if m.pruneidx_size > 0:
-        slot = _mix(<uint32_t>id) & m.pmask
-        while True:
-            key = m.pkey[slot]
-            if key < 0:
-                return
-            if key == id:
-                id = m.pval[slot]
-                break
-            slot = (slot + 1) & m.pmask
-    r.ids[r.n] = m.nwords + id
-    r.n += 1
 
-
-cdef int _char_ngrams(const Model *m, const char *w, Py_ssize_t size, Rows *r) noexcept nogil:
-    """``Dictionary::computeSubwords`` of the bracketed word ``w`` into ``r``; -1: no memory."""
-    cdef Py_ssize_t i, j
-    cdef int n
-    cdef uint32_t h
-    if _grow(r, size * max(m.maxn, 0) + 1) < 0:
-        return -1
-    for i in range(size):
-        if (w[i] & 0xC0) == 0x80:
-            continue
-        h = <uint32_t>2166136261
-        j = i
-        n = 1
-        while j < size and n <= m.maxn:
-            h = _fnv(h, w[j])
-            j += 1
-            while j < size and (w[j] & 0xC0) == 0x80:
-                h = _fnv(h, w[j])
-                j += 1
-            if n >= m.minn and not (n == 1 and (i == 0 or j == size)):
-                _push_hash(m, r, <int32_t>(h % m.bucket))
-            n += 1
-    return 0
+cdef inline void _push_hash(const Model *m, Rows *r, uint32_t id) noexcept nogil:
+    """``Dictionary::pushHash``: the input row of n-gram bucket ``id``, if any (room reserved)."""
+    cdef int32_t row = ngram_row(&m.c, id)
+    if row >= 0:
+        r.ids[r.n] = row
+        r.n += 1
 
 
 cdef int _bracketed_ngrams(const Model *m, const char *token, Py_ssize_t length, Rows *r) noexcept nogil:
-    """:func:`_char_ngrams` of ``<token>``; -1: no memory."""
+    """``Dictionary::computeSubwords`` of ``<token>`` into ``r``; -1: no memory."""
     cdef char *w = <char *>malloc(length + 2)
     cdef Py_ssize_t i
-    cdef int k
     if w == NULL:
+        return -1
+    if _grow(r, (length + 2) * max(m.c.maxn, 0) + 1) < 0:
+        free(w)
         return -1
     w[0] = b'<'
     for i in range(length):
         w[i + 1] = token[i]
     w[length + 1] = b'>'
-    k = _char_ngrams(m, w, length + 2, r)
+    r.n += subwords(&m.c, w, length + 2, NULL, r.ids + r.n)
     free(w)
-    return k
+    return 0
+
 
 
 cdef inline int _separator(const char *s, Py_ssize_t i, Py_ssize_t end) noexcept nogil:
@@ -320,10 +180,7 @@ cdef void _strip(const char *s, Py_ssize_t *start, Py_ssize_t *end) noexcept nog
     end[0] = j
 
 
-cdef inline const void *_row_address(const Model *m, int32_t row) noexcept nogil:
-    if m.quantized:
-        return m.codes + <int64_t>m.nsubq * row
-    return m.dense + <int64_t>m.dim * row
+
 
 
 cdef struct Tokens:
@@ -409,7 +266,7 @@ cdef int _tokens(const Model *m, const char *s, Py_ssize_t size, bint prepare, T
         if _grow_tokens(t) < 0:
             return -1
         if pos >= end:
-            h = _hash(EOS, 4)
+            h = hash_bytes(EOS, 4)
             eos = True
             t.start[t.n] = -1
             t.length[t.n] = 4
@@ -420,14 +277,14 @@ cdef int _tokens(const Model *m, const char *s, Py_ssize_t size, bint prepare, T
                 c = <uint8_t>s[pos]
                 if table[c] != 0 and (table[c] == 1 or _separator(s, pos, end) != 0):
                     break
-                h = _fnv(h, <char>c)
+                h = fnv(h, <char>c)
                 pos += 1
             eos = pos - start == 4 and memcmp(s + start, EOS, 4) == 0
             t.start[t.n] = start
             t.length[t.n] = <int32_t>(pos - start)
         t.hash[t.n] = h
         t.n += 1
-        q_prefetch(m.wtab + 8 * (_mix(h) & m.wmask))
+        prefetch(m.c.wtab + 8 * (mix(h) & m.c.wmask))
     return 0
 
 
@@ -455,28 +312,28 @@ cdef int _line_rows(const Model *m, const char *s, Py_ssize_t size, bint prepare
         length = t.length[i]
         h = t.hash[i]
         eos = i == t.n - 1
-        wid = _find_word(m, token, length, h, &kind)
+        wid = find_word(&m.c, token, length, h, &kind)
         if wid < 0:
-            kind = 1 if length >= m.label_len and memcmp(token, m.label, m.label_len) == 0 else 0
+            kind = 1 if length >= m.c.label_len and memcmp(token, m.c.label, m.c.label_len) == 0 else 0
         if kind != 0:
             continue
         if wid >= 0:
-            if m.sub_off != NULL:
-                k = m.sub_off[wid + 1] - m.sub_off[wid]
+            if m.c.sub_off != NULL:
+                k = m.c.sub_off[wid + 1] - m.c.sub_off[wid]
                 if _grow(r, k) < 0:
                     return -1
-                for k in range(m.sub_off[wid], m.sub_off[wid + 1]):
-                    row = m.sub_ids[k]
-                    q_prefetch_row(_row_address(m, row), m.row_bytes)
+                for k in range(m.c.sub_off[wid], m.c.sub_off[wid + 1]):
+                    row = m.c.sub_ids[k]
+                    prefetch_row(row_address(&m.c, row), m.c.row_bytes)
                     r.ids[r.n] = row
                     r.n += 1
             else:
                 if _grow(r, 1) < 0:
                     return -1
-                q_prefetch_row(_row_address(m, wid), m.row_bytes)
+                prefetch_row(row_address(&m.c, wid), m.c.row_bytes)
                 r.ids[r.n] = wid
                 r.n += 1
-        elif not eos and m.maxn > 0:
+        elif not eos and m.c.maxn > 0:
             if _bracketed_ngrams(m, token, length, r) < 0:
                 return -1
         if _grow(hashes, 1) < 0:
@@ -484,77 +341,41 @@ cdef int _line_rows(const Model *m, const char *s, Py_ssize_t size, bint prepare
         hashes.ids[hashes.n] = <int32_t>h
         hashes.n += 1
     # Dictionary::addWordNgrams: the hashes are int32_t, widened to uint64_t with their sign
-    if m.word_ngrams > 1 and m.bucket > 0:
-        if _grow(r, hashes.n * (m.word_ngrams - 1)) < 0:
+    if m.c.word_ngrams > 1 and m.c.bucket > 0:
+        if _grow(r, hashes.n * (m.c.word_ngrams - 1)) < 0:
             return -1
         k = r.n
         for i in range(hashes.n):
             hh = <uint64_t><int64_t>hashes.ids[i]
-            for length in range(i + 1, min(hashes.n, i + m.word_ngrams)):
+            for length in range(i + 1, min(hashes.n, i + m.c.word_ngrams)):
                 hh = hh * <uint64_t>116049371 + <uint64_t><int64_t>hashes.ids[length]
-                _push_hash(m, r, <int32_t>q_mod64(hh, m.magic_lo, m.magic_hi, m.bucket))
+                _push_hash(m, r, <uint32_t>mod64(hh, m.c.magic_lo, m.c.magic_hi, m.c.bucket))
                 if r.n > k:
-                    q_prefetch_row(_row_address(m, r.ids[r.n - 1]), m.row_bytes)
+                    prefetch_row(row_address(&m.c, r.ids[r.n - 1]), m.c.row_bytes)
                     k = r.n
     return 0
 
-
-cdef inline void _add_row(const Model *m, float *x, int32_t row) noexcept nogil:
-    """``hidden.addRow(wi, row)``: ``QuantMatrix::addRowToVector`` / ``DenseMatrix``'s."""
-    cdef int k, n, d
-    cdef float alpha
-    cdef const uint8_t *code
-    cdef const float *c
-    cdef const ufloat *v
-    if m.quantized:
-        alpha = 1.0
-        if m.qnorm:
-            alpha = m.norm_centroids[m.norm_codes[row]]
-        code = m.codes + <int64_t>m.nsubq * row
-        d = m.dsub
-        for k in range(m.nsubq):
-            if k == m.nsubq - 1:
-                d = m.lastdsub
-                c = m.centroids + k * 256 * m.dsub + code[k] * m.lastdsub
-            else:
-                c = m.centroids + (k * 256 + code[k]) * m.dsub
-            for n in range(d):
-                x[k * m.dsub + n] += alpha * c[n]
-    else:
-        v = m.dense + <int64_t>m.dim * row
-        for n in range(m.dim):
-            x[n] += v[n]
 
 
 cdef float _dot_row(const Model *m, const float *x, int32_t i) noexcept nogil:
     """``Matrix::dotRow`` of output row ``i``: ``DenseMatrix``'s, or ``QuantMatrix``'s
     (``ProductQuantizer::mulcode`` times the row's norm)."""
     cdef float d = 0.0, alpha = 1.0
-    cdef int j, k, n, w
+    cdef int k, n, w
     cdef const uint8_t *code
     cdef const float *c
     if not m.oquantized:
-        c = m.wo + <int64_t>m.dim * i
-        for j in range(m.dim):
-            d += c[j] * x[j]
-        return d
-    if m.oqnorm:
-        alpha = m.onorm_centroids[m.onorm_codes[i]]
-    code = m.ocodes + <int64_t>m.onsubq * i
-    w = m.odsub
-    for k in range(m.onsubq):
-        if k == m.onsubq - 1:
-            w = m.olastdsub
-            c = m.ocentroids + k * 256 * m.odsub + code[k] * m.olastdsub
-        else:
-            c = m.ocentroids + (k * 256 + code[k]) * m.odsub
+        return dot(m.wo + <int64_t>m.c.dim * i, x, m.c.dim)
+    if m.oq.qnorm:
+        alpha = m.oq.norm_centroids[m.oq.norm_codes[i]]
+    code = m.oq.codes + <int64_t>m.oq.nsubq * i
+    for k in range(m.oq.nsubq):
+        c = centroid(&m.oq, code, k, &w)
         for n in range(w):
-            d += x[k * m.odsub + n] * c[n]
+            d += x[k * m.oq.dsub + n] * c[n]
     return d * alpha
 
 
-cdef inline float _std_log(float x) noexcept nogil:
-    return <float>log(<double>x + 1e-5)
 
 
 cdef float _sigmoid(const Model *m, float x) noexcept nogil:
@@ -581,8 +402,8 @@ cdef void _dfs(const Model *m, float floor, int32_t node, float score, const flo
     f = _dot_row(m, hidden, node - m.osz)
     e = expf(-f)
     f = one / (one + e)
-    _dfs(m, floor, m.left[node], score + _std_log(one - f), hidden, out)
-    _dfs(m, floor, m.right[node], score + _std_log(f), hidden, out)
+    _dfs(m, floor, m.left[node], score + std_log(one - f), hidden, out)
+    _dfs(m, floor, m.right[node], score + std_log(f), hidden, out)
 
 
 cdef void _predict(const Model *m, const Rows *r, float *hidden, float *out) noexcept nogil:
@@ -595,15 +416,15 @@ cdef void _predict(const Model *m, const Rows *r, float *hidden, float *out) noe
         out[j] = 0.0
     if r.n == 0:
         return
-    for j in range(m.dim):
+    for j in range(m.c.dim):
         hidden[j] = 0.0
     for k in range(r.n):  # (each row was prefetched when it was found)
-        _add_row(m, hidden, r.ids[k])
+        add_row(&m.c, hidden, r.ids[k])
     scale = <float>(1.0 / <double>r.n)
-    for j in range(m.dim):
+    for j in range(m.c.dim):
         hidden[j] *= scale
     if m.loss == LOSS_HS:
-        _dfs(m, _std_log(0.0), 2 * m.osz - 2, 0.0, hidden, out)
+        _dfs(m, std_log(0.0), 2 * m.osz - 2, 0.0, hidden, out)
         return
     for j in range(m.osz):
         out[j] = _dot_row(m, hidden, j)
@@ -622,7 +443,7 @@ cdef void _predict(const Model *m, const Rows *r, float *hidden, float *out) noe
         for j in range(m.osz):
             out[j] = _sigmoid(m, out[j])
     for j in range(m.osz):
-        out[j] = expf(_std_log(out[j]))
+        out[j] = expf(std_log(out[j]))
 
 
 cdef const void *_pointer(object array):
@@ -664,108 +485,12 @@ cdef class Scorer:
 
     def __init__(self, model, sigmoid, left, right):
         cdef Model *m = &self.m
-        cdef Py_ssize_t i, size = len(model.words)
-        cdef uint32_t slot, tab_size
-        cdef uint32_t[::1] wtab_view
-        cdef uint32_t[::1] whash_view
-        cdef const int8_t[::1] types_view
-        cdef Prefix prefix
-        cdef int32_t[::1] pkey_view, pval_view
-        cdef const int32_t[::1] keys_view, values_view
-        self._keep = []
-        m.dim = model.dim
-        m.row_bytes = 4 * model.dim
-        m.minn = model.minn
-        m.maxn = model.maxn
-        m.nwords = model.nwords
+        cdef Tables tables = Tables(model)  # the dictionary, the buckets, the input (_fasttext.pyx)
+        self._keep = [tables]
+        m.c = tables.core
         m.osz = model.nlabels
         self.nlabels = model.nlabels
-        m.word_ngrams = model.word_ngrams
         m.loss = model.loss
-        m.bucket = max(model.bucket, 0)
-        if m.bucket > 0:
-            q_magic(m.bucket, &m.magic_lo, &m.magic_hi)
-        m.pruneidx_size = model.pruneidx_size
-        label = bytes(model.label_prefix)
-        self._keep.append(label)
-        m.label = label
-        m.label_len = len(label)
-
-        # dictionary
-        wbytes = b"".join(model.words)
-        woff = np.zeros(size + 1, dtype=np.int64)
-        woff[1:] = np.cumsum([len(word) for word in model.words])
-        whash = np.array([_hash(word, len(word)) for word in model.words], dtype=np.uint32)
-        tab_size = 1
-        while tab_size < 2 * size + 2:
-            tab_size *= 2
-        wtab = np.full(8 * tab_size, 0xFFFFFFFF, dtype=np.uint32)
-        wtab_view, whash_view = wtab, whash
-        types_view = model.types
-        m.wmask = tab_size - 1
-        for i in range(size):
-            slot = _mix(whash_view[i]) & m.wmask
-            while wtab_view[8 * slot + 1] != <uint32_t>0xFFFFFFFFu:
-                slot = (slot + 1) & m.wmask
-            wtab_view[8 * slot] = whash_view[i]
-            wtab_view[8 * slot + 1] = <uint32_t>i | (<uint32_t>(types_view[i] == 1) << 31)
-            word = model.words[i]
-            prefix = _prefix(word, len(word))
-            memcpy(&wtab_view[8 * slot + 2], prefix.w, INLINE)
-        wtype = np.ascontiguousarray(model.types, dtype=np.int8)
-        self._keep += [wbytes, woff, wtab, wtype]
-        m.wbytes = wbytes
-        m.woff = <const int64_t *>_pointer(woff)
-        m.wtab = <const uint32_t *>_pointer(wtab)
-        m.wtype = <const int8_t *>_pointer(wtype)
-        m.sub_off = m.sub_ids = NULL
-
-        # pruned n-gram index
-        keys = np.ascontiguousarray(model.prune_keys, dtype=np.int32)
-        values = np.ascontiguousarray(model.prune_values, dtype=np.int32)
-        tab_size = 1
-        while tab_size < 2 * len(keys) + 2:
-            tab_size *= 2
-        pkey = np.full(tab_size, -1, dtype=np.int32)
-        pval = np.full(tab_size, -1, dtype=np.int32)
-        pkey_view, pval_view, keys_view, values_view = pkey, pval, keys, values
-        m.pmask = tab_size - 1
-        for i in range(len(keys)):
-            slot = _mix(<uint32_t>keys_view[i]) & m.pmask
-            while pkey_view[slot] >= 0:
-                slot = (slot + 1) & m.pmask
-            pkey_view[slot] = keys_view[i]
-            pval_view[slot] = values_view[i]
-        self._keep += [pkey, pval]
-        m.pkey = <const int32_t *>_pointer(pkey)
-        m.pval = <const int32_t *>_pointer(pval)
-
-        # input matrix: read where it is mapped
-        inp = model.input
-        if isinstance(inp, np.ndarray):
-            if inp.dtype != np.dtype("<f4") or not inp.flags.c_contiguous:
-                raise ValueError("input matrix not little-endian float32 rows")
-            self._keep.append(inp)
-            m.quantized = 0
-            m.dense = <const ufloat *>_pointer(inp)
-        else:
-            m.quantized = 1
-            m.row_bytes = inp.nsubq
-            m.qnorm = inp.qnorm
-            m.nsubq = inp.nsubq
-            m.dsub = inp.dsub
-            m.lastdsub = inp.lastdsub
-            codes = np.ascontiguousarray(inp.codes, dtype=np.uint8)
-            centroids = np.ascontiguousarray(inp.centroids, dtype=np.float32)
-            self._keep += [codes, centroids]
-            m.codes = <const uint8_t *>_pointer(codes)
-            m.centroids = <const float *>_pointer(centroids)
-            if inp.qnorm:
-                norm_codes = np.ascontiguousarray(inp.norm_codes, dtype=np.uint8)
-                norm_centroids = np.ascontiguousarray(inp.norm_centroids, dtype=np.float32)
-                self._keep += [norm_codes, norm_centroids]
-                m.norm_codes = <const uint8_t *>_pointer(norm_codes)
-                m.norm_centroids = <const float *>_pointer(norm_centroids)
 
         # output matrix (a label's row each: small, copied aligned)
         out = model.output
@@ -776,21 +501,7 @@ cdef class Scorer:
             m.wo = <const float *>_pointer(wo)
         else:
             m.oquantized = 1
-            m.oqnorm = out.qnorm
-            m.onsubq = out.nsubq
-            m.odsub = out.dsub
-            m.olastdsub = out.lastdsub
-            ocodes = np.ascontiguousarray(out.codes, dtype=np.uint8)
-            ocentroids = np.ascontiguousarray(out.centroids, dtype=np.float32)
-            self._keep += [ocodes, ocentroids]
-            m.ocodes = <const uint8_t *>_pointer(ocodes)
-            m.ocentroids = <const float *>_pointer(ocentroids)
-            if out.qnorm:
-                onorm_codes = np.ascontiguousarray(out.norm_codes, dtype=np.uint8)
-                onorm_centroids = np.ascontiguousarray(out.norm_centroids, dtype=np.float32)
-                self._keep += [onorm_codes, onorm_centroids]
-                m.onorm_codes = <const uint8_t *>_pointer(onorm_codes)
-                m.onorm_centroids = <const float *>_pointer(onorm_centroids)
+            m.oq = quantized_matrix(out, self._keep)
 
         sigmoid = np.ascontiguousarray(sigmoid, dtype=np.float32)
         left = np.ascontiguousarray(left, dtype=np.int32)
@@ -799,37 +510,9 @@ cdef class Scorer:
         m.sigmoid = <const float *>_pointer(sigmoid)
         m.left = <const int32_t *>_pointer(left)
         m.right = <const int32_t *>_pointer(right)
-        if m.maxn > 0:
-            self._word_ngrams(model.words)
-        self.hidden = <float *>malloc(max(m.dim, 1) * sizeof(float))
+        self.hidden = <float *>malloc(max(m.c.dim, 1) * sizeof(float))
         if self.hidden == NULL:
             raise MemoryError()
-
-    def _word_ngrams(self, list words):
-        """``Dictionary::initNgrams``: each word's rows, itself then the character n-grams of
-        ``<word>`` (none for ``</s>``), kept for the look-up."""
-        cdef Py_ssize_t i, size = len(words)
-        cdef Rows *r = &self.rows
-        cdef int32_t[::1] off_view
-        cdef const char *w
-        offsets = np.zeros(size + 1, dtype=np.int32)
-        off_view = offsets
-        r.n = 0
-        for i in range(size):
-            word = <bytes>words[i]
-            w = word
-            if _grow(r, 1) < 0:
-                raise MemoryError()
-            r.ids[r.n] = <int32_t>i
-            r.n += 1
-            if word != b"</s>" and _bracketed_ngrams(&self.m, w, len(word), r) < 0:
-                raise MemoryError()
-            off_view[i + 1] = <int32_t>r.n
-        ids = np.array(<int32_t[:max(r.n, 1)]>r.ids, dtype=np.int32)[: r.n].copy()
-        self._keep += [offsets, ids]
-        self.m.sub_off = <const int32_t *>_pointer(offsets)
-        self.m.sub_ids = <const int32_t *>_pointer(ids)
-        r.n = 0
 
     def rows_of(self, bytes line, bint prepare=True):
         """The input rows of ``line`` in fastText's order (tests)."""

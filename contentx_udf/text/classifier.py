@@ -75,7 +75,7 @@ class QualityModel:
         compiled = optional_module("contentx_udf.text._quality")
         self._compiled = None
         if compiled is not None:
-            left, right = huffman_tree(parsed.counts[parsed.types == 1])
+            left, right = ff.huffman_tree(parsed.counts[parsed.types == 1])
             self._compiled = compiled.Scorer(parsed, _sigmoid_table(), left, right)
         self._python: _PythonScorer | None = None
 
@@ -333,7 +333,7 @@ class _PythonScorer:
         """``HierarchicalSoftmaxLoss::predict`` with k = -1: every leaf reached above threshold."""
         f = self.f
         osz = f.nlabels
-        left, right = huffman_tree(f.counts[f.types == 1])
+        left, right = ff.huffman_tree(f.counts[f.types == 1])
         probs = np.zeros(osz, dtype=np.float32)
         floor = _std_log(np.float32(0))
         out = f.output
@@ -350,29 +350,6 @@ class _PythonScorer:
             stack.append((int(right[node]), np.float32(score + _std_log(np.float32(fx)))))
             stack.append((int(left[node]), np.float32(score + _std_log(np.float32(1) - fx))))
         return probs
-
-
-def huffman_tree(counts: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """``HierarchicalSoftmaxLoss::buildTree`` (src/loss.cc): the children (``left``, ``right``;
-    -1 for a leaf) of the ``2 n - 1`` nodes of the Huffman tree over the ``n`` label counts
-    (sorted by decreasing count, as the dictionary stores them); the root is the last node."""
-    osz = len(counts)
-    tree_count = [int(c) for c in counts] + [10**15] * (osz - 1)
-    left = np.full(2 * osz - 1, -1, dtype=np.int32)
-    right = np.full(2 * osz - 1, -1, dtype=np.int32)
-    leaf, node = osz - 1, osz
-    for i in range(osz, 2 * osz - 1):
-        mini = [0, 0]
-        for j in range(2):
-            if leaf >= 0 and tree_count[leaf] < tree_count[node]:
-                mini[j] = leaf
-                leaf -= 1
-            else:
-                mini[j] = node
-                node += 1
-        left[i], right[i] = mini
-        tree_count[i] = tree_count[mini[0]] + tree_count[mini[1]]
-    return left, right
 
 
 def _std_log(x: np.float32) -> np.float32:

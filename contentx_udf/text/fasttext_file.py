@@ -1,5 +1,6 @@
 """Reader of fastText's binary model file (``.bin`` / ``.ftz``, format version 12), for the
-compiled language identifier (:mod:`contentx_udf.text._lid`).
+compiled fastText predictors (:mod:`contentx_udf.text._lid`, :mod:`contentx_udf.text._quality`) and
+the numpy one (:mod:`contentx_udf.text.classifier`).
 
 The layout is fastText's own ``FastText::loadModel`` (src/fasttext.cc): the header, ``Args::load``
 (src/args.cc), ``Dictionary::load`` (src/dictionary.cc: words, their counts and types, the
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import mmap
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -186,3 +188,26 @@ def _parse(r: _Reader, path: str | Path) -> FastTextFile:
         input=inp,
         output=out,
     )
+
+
+def huffman_tree(counts: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """``HierarchicalSoftmaxLoss::buildTree`` (src/loss.cc): the children (``left``, ``right``;
+    -1 for a leaf) of the ``2 n - 1`` nodes of the Huffman tree over the ``n`` label counts
+    (sorted by decreasing count, as the dictionary stores them); the root is the last node."""
+    osz = len(counts)
+    tree_count = [int(c) for c in counts] + [10**15] * (osz - 1)
+    left = np.full(2 * osz - 1, -1, dtype=np.int32)
+    right = np.full(2 * osz - 1, -1, dtype=np.int32)
+    leaf, node = osz - 1, osz
+    for i in range(osz, 2 * osz - 1):
+        mini = [0, 0]
+        for j in range(2):
+            if leaf >= 0 and tree_count[leaf] < tree_count[node]:
+                mini[j] = leaf
+                leaf -= 1
+            else:
+                mini[j] = node
+                node += 1
+        left[i], right[i] = mini
+        tree_count[i] = tree_count[mini[0]] + tree_count[mini[1]]
+    return left, right

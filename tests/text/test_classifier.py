@@ -85,6 +85,8 @@ def models(tmp_path_factory, texts) -> dict[str, Path]:
         "ova": _train(tmp, texts, "ova.bin", loss="ova", wordNgrams=3, minn=2, maxn=4, dim=8, bucket=50_000),
         "hs": _train(tmp, texts, "hs.bin", loss="hs", wordNgrams=2, dim=8, bucket=50_000, three=True),
         "quantized": _train(tmp, texts, "bigram.ftz", True, wordNgrams=2, dim=16, bucket=100_000),
+        # words only: fastText saves it with no n-gram bucket at all (bucket 0)
+        "unigram": _train(tmp, texts, "unigram.ftz", True, wordNgrams=1, dim=8),
     }
 
 
@@ -104,7 +106,7 @@ def _sample_docs(texts) -> list[str]:
     return pos[1::2][:150] + neg[2::4][:150] + EDGE_TEXTS
 
 
-@pytest.mark.parametrize("kind", ["bigram", "quantized", "ova", "hs"])
+@pytest.mark.parametrize("kind", ["bigram", "quantized", "ova", "hs", "unigram"])
 def test_probabilities_equal_fasttext(models, texts, kind):
     model = QualityModel.open(models[kind])
     # the compiled predictor scores wherever it was built (else this checks the numpy path)
@@ -119,7 +121,7 @@ def test_probabilities_equal_fasttext(models, texts, kind):
     assert hq.min() < 0.5 < hq.max()
 
 
-@pytest.mark.parametrize("kind", ["bigram", "quantized", "ova", "hs"])
+@pytest.mark.parametrize("kind", ["bigram", "quantized", "ova", "hs", "unigram"])
 def test_numpy_path_equals_fasttext(models, texts, kind):
     model = QualityModel.open(models[kind])
     docs = _sample_docs(texts)[::5] + EDGE_TEXTS
