@@ -18,7 +18,7 @@ import pytest
 from contentx_udf import cli
 from contentx_udf.errors import disk_full_line
 
-from ..spark.cluster import CORPUS_JOB, REPO, loopback_env
+from ..spark.cluster import CORPUS_JOB, REPO, quick_jit_env
 from ..spark.test_job import SAMPLE, _comparable
 from .inputs import small_tmpfs
 
@@ -112,7 +112,7 @@ def test_corpus_with_a_full_spark_local_dir_is_one_line_and_overwrite_completes(
         "--dedup",
         "near",
     ]
-    env = loopback_env(SPARK_LOCAL_DIRS=str(mount / "local"))
+    env = quick_jit_env(SPARK_LOCAL_DIRS=str(mount / "local"))
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300, cwd=REPO)
     assert done.returncode == 2, done.stderr[-3000:]
     lines = [line for line in done.stderr.splitlines() if line.startswith("contentx corpus: error:")]

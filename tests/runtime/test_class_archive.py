@@ -16,7 +16,7 @@ import pytest
 from contentx_udf import jvm_archive
 from contentx_udf.runtime import class_archive as ca
 
-from ..spark.cluster import JOB, REPO, loopback_env
+from ..spark.cluster import JOB, REPO, loopback_env, quick_jit_env
 from ..spark.test_job import SAMPLE
 
 
@@ -118,7 +118,7 @@ def test_a_written_archive_is_mapped_by_the_job_and_a_damaged_one_ignored(tmp_pa
     env = {**loopback_env(), ca.ARCHIVE_ENV: str(directory)}
     made = subprocess.run(
         [sys.executable, "-m", "contentx_udf", "jvm-archive"],
-        env=env,
+        env={**quick_jit_env(), ca.ARCHIVE_ENV: str(directory)},  # (its JVM on the JIT's quick tier)
         capture_output=True,
         text=True,
         cwd=REPO,

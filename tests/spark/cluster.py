@@ -55,6 +55,18 @@ def loopback_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def quick_jit_env(**extra: str) -> dict[str, str]:
+    """:func:`loopback_env` for a job whose driver JVM this process's child launches, that JVM
+    compiling with the JIT's quick tier only (:data:`SESSION_JAVA_OPTIONS`, given as the user's
+    ``spark.driver.extraJavaOptions`` in ``PYSPARK_SUBMIT_ARGS``, which keeps the class archive):
+    for the corpus job and ``contentx jvm-archive``, whose drivers run C2 as well (the extraction
+    job's has the quick tier already).  Not for a test that kills a job at a point of its run."""
+    return loopback_env(
+        PYSPARK_SUBMIT_ARGS=f"--conf spark.driver.extraJavaOptions={SESSION_JAVA_OPTIONS} pyspark-shell",
+        **extra,
+    )
+
+
 def get_json(url: str, timeout: float = 5) -> dict:
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never a proxy
     with opener.open(url, timeout=timeout) as resp:
