@@ -28,8 +28,8 @@
 
 6. **Token counts** (``--tokenizer FILE``, or ``--tokenizer bpe``: a byte-level BPE of 32,000 ids
    trained here on the line pool with ``tokenizers``' own trainer): each build is run again with
-   ``--tokenizer``, right after the one without, and the time it adds is printed
-   (``token_overhead``).
+   ``--tokenizer``, right after the one without (``--rounds`` pairs), and the time it adds is
+   printed (``token_overhead``: the ratio of the median times, less one).
 
 Ends with a ``RESULT`` line.  A benchmark, not a test: it prints figures.
 """
@@ -410,7 +410,9 @@ def main() -> int:
         action="store_true",
         help="also the same build with a fastText quality model trained here, and the time ratio",
     )
-    parser.add_argument("--rounds", type=int, default=1, help="builds without and with the model (pairs)")
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="builds without and with the model or the tokenizer (pairs)"
+    )
     args = parser.parse_args()
     if not WCXB.exists():
         sys.exit(f"missing {WCXB}")
@@ -474,21 +476,34 @@ def main() -> int:
             )
         results.append((n, originals, run))
         if tokenizer:
-            counted = run_contentx(
-                table,
-                args.work / f"corpus-{n}-tokens",
-                args.work / f"corpus-{n}-tokens.log",
-                [*args.job_args.split(), "--tokenizer", tokenizer],
-            )
-            if counted["code"] != 0:
-                print(f"contentx corpus --tokenizer failed on {n} documents; log: {counted['log']}")
-                return 1
-            token_runs.append((n, run["seconds"], counted["seconds"], counted["report"]["kept_tokens"]))
-            with_s, without_s = counted["seconds"], run["seconds"]
+            plain, counted_s = [run["seconds"]], []
+            for k in range(args.rounds):
+                if k:
+                    again = run_contentx(
+                        table, args.work / f"corpus-{n}", args.work / f"corpus-{n}.log", args.job_args.split()
+                    )
+                    plain.append(again["seconds"])
+                counted = run_contentx(
+                    table,
+                    args.work / f"corpus-{n}-tokens",
+                    args.work / f"corpus-{n}-tokens.log",
+                    [*args.job_args.split(), "--tokenizer", tokenizer],
+                )
+                if counted["code"] != 0:
+                    print(f"contentx corpus --tokenizer failed on {n} documents; log: {counted['log']}")
+                    return 1
+                counted_s.append(counted["seconds"])
+                print(
+                    f"round {k + 1}: {plain[-1]:.1f} s without --tokenizer, {counted_s[-1]:.1f} s with it "
+                    f"(+{counted_s[-1] / plain[-1] - 1:.1%}), kept {counted['report']['kept_tokens']} "
+                    f"tokens, peak RSS JVM {counted['jvm_mb']:.0f} MB, "
+                    f"Python workers {counted['workers_mb']:.0f} MB"
+                )
+            without_s, with_s = statistics.median(plain), statistics.median(counted_s)
+            token_runs.append((n, without_s, with_s, counted["report"]["kept_tokens"]))
             print(
-                f"contentx {n} docs with --tokenizer: {with_s:.1f} s against {without_s:.1f} s "
-                f"(+{with_s / without_s - 1:.1%}), kept {counted['report']['kept_tokens']} tokens, "
-                f"peak RSS JVM {counted['jvm_mb']:.0f} MB, Python workers {counted['workers_mb']:.0f} MB"
+                f"contentx {n} docs with --tokenizer: median {with_s:.1f} s against {without_s:.1f} s "
+                f"(+{with_s / without_s - 1:.1%}) over {args.rounds} round(s)"
             )
         print(
             f"contentx {n} docs: {run['seconds']:.1f} s, {n / run['seconds']:.0f} input rows/s, "
