@@ -166,28 +166,33 @@ PYARROW_SCHEMES = {"": "", "file": "file", "s3": "s3", "s3a": "s3", "gs": "gs", 
 
 
 def pyarrow_filesystem(uri: str):
-    """``(filesystem, path)`` of ``uri`` for the workers' writes; UserError for a scheme pyarrow
-    cannot write (e.g. ``viewfs://``)."""
+    """``(filesystem, path)`` of ``uri`` for the workers' own writes, or None when pyarrow cannot
+    write there (a scheme it has no filesystem for, e.g. ``viewfs://``, or one it cannot open
+    here, e.g. ``hdfs://`` without libhdfs): Spark's writers then write through Hadoop's."""
     from urllib.parse import urlparse
 
     import pyarrow.fs as pafs
 
     scheme = urlparse(uri).scheme
     if scheme not in PYARROW_SCHEMES:
-        raise UserError(
-            f"--output {uri}: the export's files are written with pyarrow's filesystems (local, s3://, "
-            f"gs://, hdfs://), not {scheme}://"
-        )
+        return None
     if PYARROW_SCHEMES[scheme] != scheme:
         uri = PYARROW_SCHEMES[scheme] + uri[len(scheme) :]
     try:
         return pafs.FileSystem.from_uri(uri)
-    except Exception as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
-        raise UserError(
-            f"--output {uri}: the export's files are written with pyarrow's filesystems (local, "
-            f"s3://, gs://, hdfs://), which cannot write here ({first})"
-        ) from None
+    except Exception:  # noqa: BLE001 (no filesystem of pyarrow's reaches it)
+        return None
+
+
+def refuse_binary_shards(uri: str) -> None:
+    """``--format datatrove`` on a filesystem only Hadoop writes: one line saying why."""
+    raise UserError(
+        f"--output {uri}: datatrove's binary shards are written by the Python workers through "
+        "pyarrow's filesystems (local, s3://, gs://, hdfs:// with libhdfs), which cannot write "
+        "here; Spark's own writers, which write parquet and jsonl exports here, put a line "
+        "separator after every row and so cannot write exact binary files. Export to one of those "
+        "and copy the files (e.g. hadoop fs -cp)"
+    )
 
 
 def shard_count(fmt: str, report: dict[str, Any], spec, size: int) -> int:
@@ -278,22 +283,114 @@ def _writer(fmt: str, root: str, spec, count_eos: bool, eos_id: int | None, name
     return run
 
 
+def _shard_counts():
+    """An accumulator of ``{task: (documents, tokens)}``, each task's entry replaced, not summed,
+    when a task runs again."""
+    from pyspark.accumulators import AccumulatorParam
+
+    class PerShard(AccumulatorParam):
+        def zero(self, value):
+            return {}
+
+        def addInPlace(self, value1, value2):
+            value1.update(value2)
+            return value1
+
+    return PerShard()
+
+
+def _rows_for_spark(fmt: str, spec, count_eos: bool, counts):
+    """``mapInArrow`` body for Spark's writers: the batches with ``token_count`` counted (parquet)
+    or as JSON lines (jsonl, one ``value`` string per document), each task's counts added to
+    ``counts``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from .shards import json_rows, with_counts
+
+    def run(batches):
+        from pyspark import TaskContext
+
+        shard = TaskContext.get().partitionId()
+        documents, tokens = 0, None
+        for batch in batches:
+            if not batch.num_rows:
+                continue
+            batch = with_counts(batch, spec, count_eos)
+            documents += batch.num_rows
+            if "token_count" in batch.schema.names:
+                tokens = (tokens or 0) + int(pc.sum(batch.column("token_count")).as_py() or 0)
+            if fmt == "jsonl":
+                yield pa.record_batch([pa.array(json_rows(batch), pa.string())], names=["value"])
+            else:
+                yield batch
+        if documents:
+            counts.add({shard: (documents, tokens)})
+
+    return run
+
+
+def write_with_spark(spark, frame, fmt: str, store: OutputStore, run_dir, spec, count_eos: bool) -> list:
+    """The export's files written by Spark's writers through Hadoop's FileSystem (a filesystem
+    pyarrow cannot write, e.g. ``viewfs://``): Parquet (zstd) or gzip text of JSON lines, one file
+    per range; each file's documents and tokens from an accumulator of the writing tasks, its
+    bytes from the listing.  The same rows as :func:`_writer`'s."""
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+    counts = spark.sparkContext.accumulator({}, _shard_counts())
+    if fmt == "jsonl":
+        schema = StructType([StructField("value", StringType())])
+    else:
+        fields = list(frame.schema.fields)
+        if spec is not None and "token_count" not in frame.columns:
+            at = (
+                frame.columns.index("language_score") + 1
+                if "language_score" in frame.columns
+                else len(fields)
+            )
+            fields.insert(at, StructField("token_count", LongType()))
+        schema = StructType(fields)
+    rows = frame.mapInArrow(_rows_for_spark(fmt, spec, count_eos, counts), schema)
+    staged = store.uri(*run_dir, "data")
+    if fmt == "jsonl":
+        rows.write.option("compression", "gzip").text(staged)
+    else:
+        rows.write.option("compression", "zstd").parquet(staged)
+    found = counts.value
+    out = []
+    for name, length in store.files(*run_dir, "data"):
+        match = re.match(r"part-(\d+)-", name)
+        if match is None or name.endswith(".crc"):
+            continue
+        shard = int(match.group(1))
+        if shard not in found:  # Spark's one empty file of an empty export
+            continue
+        documents, tokens = found[shard]
+        out.append({"shard": shard, "file": name, "documents": documents, "tokens": tokens, "bytes": length})
+    return sorted(out, key=lambda r: r["shard"])
+
+
 def run(args: argparse.Namespace, spark) -> dict[str, Any]:
     spec, eos_id, size = check_args(args)
     source, report = check_source(spark, args.source)
     store = prepare_output(spark, args, source)
     run_dir = (STAGING, time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:8])
     staged = store.uri(*run_dir, "data")
-    pyarrow_filesystem(staged)  # a scheme pyarrow cannot write: one line, before any task
+    by_workers = pyarrow_filesystem(staged) is not None
+    if not by_workers and args.format == "datatrove":
+        refuse_binary_shards(args.output)  # before any task
     shards = shard_count(args.format, report, spec, size)
     frame = export_frame(spark, source, args.shuffle_seed, shards)
     schema = "shard int, file string, documents long, tokens long, bytes long"
     count_eos = False
     try:
-        written = frame.mapInArrow(
-            _writer(args.format, staged, spec, count_eos, eos_id, args.tokenizer or ""), schema
-        )
-        rows = sorted(written.collect(), key=lambda r: r["shard"])  # one row per file
+        if by_workers:
+            written = frame.mapInArrow(
+                _writer(args.format, staged, spec, count_eos, eos_id, args.tokenizer or ""), schema
+            )
+            rows = sorted(written.collect(), key=lambda r: r["shard"])  # one row per file
+        else:
+            rows = write_with_spark(spark, frame, args.format, store, run_dir, spec, count_eos)
     except BaseException:
         store.delete(STAGING)
         raise

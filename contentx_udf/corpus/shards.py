@@ -70,7 +70,7 @@ def metric(count: int, unit: str = "T") -> str:
     return f"{value:.{digits}f} {prefix}{unit}"
 
 
-def _with_counts(batch: pa.RecordBatch, spec: TokenizerSpec | None, count_eos: bool) -> pa.RecordBatch:
+def with_counts(batch: pa.RecordBatch, spec: TokenizerSpec | None, count_eos: bool) -> pa.RecordBatch:
     """The batch with ``token_count`` counted by ``spec`` (when given; else as it is)."""
     if spec is None:
         return batch
@@ -97,7 +97,7 @@ def write_parquet(fs, path: str, batches, spec=None, count_eos: bool = False) ->
     with fs.open_output_stream(path, compression=None) as sink:
         try:
             for batch in batches:
-                batch = _with_counts(batch, spec, count_eos)
+                batch = with_counts(batch, spec, count_eos)
                 if writer is None:
                     writer = pq.ParquetWriter(sink, batch.schema, compression="zstd")
                 writer.write_batch(batch)
@@ -110,9 +110,13 @@ def write_parquet(fs, path: str, batches, spec=None, count_eos: bool = False) ->
     return documents, tokens
 
 
+def json_rows(batch: pa.RecordBatch) -> list[str]:
+    """Each document of ``batch`` as one JSON object (no newline inside: JSON escapes it)."""
+    return [json.dumps(r, ensure_ascii=False) for r in batch.to_pylist()]
+
+
 def _json_lines(batch: pa.RecordBatch) -> bytes:
-    rows = batch.to_pylist()
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8")
+    return "".join(row + "\n" for row in json_rows(batch)).encode("utf-8")
 
 
 def write_jsonl(fs, path: str, batches, spec=None, count_eos: bool = False) -> tuple[int, int | None]:
@@ -123,7 +127,7 @@ def write_jsonl(fs, path: str, batches, spec=None, count_eos: bool = False) -> t
         gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out,
     ):
         for batch in batches:
-            batch = _with_counts(batch, spec, count_eos)
+            batch = with_counts(batch, spec, count_eos)
             out.write(_json_lines(batch))
             documents += batch.num_rows
             found = _tokens_of(batch)

@@ -290,6 +290,47 @@ def test_datatrove_shards_hold_each_documents_tokens_and_the_eos(spark, built):
     assert manifest["token_bytes"] == 2 and manifest["tokens"] == sum(map(len, expected))
 
 
+def test_export_to_a_hadoop_only_filesystem_through_sparks_writers(spark, built, tmp_path, capsys):
+    """``--output viewfs://...`` (a filesystem pyarrow cannot write): parquet and jsonl written by
+    Spark's writers through Hadoop's, loaded by ``datasets`` from the mount's directory with every
+    document, token counts counted again with --tokenizer; datatrove's binary shards refused in
+    one line before any task."""
+    import uuid
+
+    from contentx_udf.corpus import export
+
+    table = f"mt{uuid.uuid4().hex[:8]}"
+    (tmp_path / "data").mkdir()
+    spark.sparkContext._jsc.hadoopConfiguration().set(
+        f"fs.viewfs.mounttable.{table}.link./data", (tmp_path / "data").as_uri()
+    )
+    documents = spark.read.parquet(str(built["corpus"] / "documents")).collect()
+    by_text = {r["text"]: r["token_count"] for r in documents}
+    for fmt in ("parquet", "jsonl"):
+        out = f"viewfs://{table}/data/{fmt}"
+        args = ["--format", fmt, "--shard-size", "2KB", "--tokenizer", built["tokenizer"]]
+        assert export.main(["--from", str(built["corpus"]), "--output", out, *args]) == 0
+        local = tmp_path / "data" / fmt
+        manifest = json.loads((local / "_manifest.json").read_text())
+        assert (local / "_SUCCESS").exists() and not (local / "_staging").exists()
+        files = sorted(p.name for p in (local / "data").iterdir() if not p.name.startswith("."))  # (.crc)
+        assert len(manifest["shards"]) > 1 and files == [s["file"].split("/")[1] for s in manifest["shards"]]
+        assert all((local / s["file"]).stat().st_size == s["bytes"] for s in manifest["shards"])
+        loaded = _load(local)["train"]
+        assert len(loaded) == len(documents) == manifest["documents"]
+        assert sorted(loaded["text"]) == sorted(by_text)
+        assert all(by_text[t] == n for t, n in zip(loaded["text"], loaded["token_count"], strict=True))
+        assert manifest["tokens"] == sum(s["tokens"] for s in manifest["shards"]) == sum(by_text.values())
+    capsys.readouterr()
+    code = export.main(
+        ["--from", str(built["corpus"]), "--output", f"viewfs://{table}/data/ds", "--format", "datatrove"]
+        + ["--tokenizer", built["tokenizer"]]
+    )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "cannot write exact binary files" in err[0]
+    assert not (tmp_path / "data" / "ds" / "data").exists()
+
+
 def test_export_refuses_an_unfinished_corpus_and_a_foreign_directory(built, tmp_path, capsys):
     import shutil
 
