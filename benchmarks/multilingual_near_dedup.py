@@ -348,9 +348,9 @@ def main() -> int:
                 tally = results[rule]["tally"]
                 hits, n_near = tally[(name, label, "near")]
                 lost = tally[(name, label, "original")][0]
-                found.append(f"{hits / n_near:.2f}")
+                found.append(f"{hits / n_near:.3f}")
                 language = LANGUAGES.get(name, name)
-                expected.append(f"{expected_found(pairs, rule, bands, rows_per_band, language):.2f}")
+                expected.append(f"{expected_found(pairs, rule, bands, rows_per_band, language):.3f}")
                 texts, families, where = cells[(name, label)]
                 chance, closest = cross_family(texts, families, rule, bands, rows_per_band, language)
                 kept = results[rule]["kept"]

@@ -1,7 +1,7 @@
 """Near copies per language and document shape: word 5-gram similarity of near pairs, and the
 near copies the corpus job finds.
 
-    python benchmarks/near_copy_shapes.py [--docs 150] [--pairs 600] [--no-job]
+    python benchmarks/near_copy_shapes.py [--docs 150] [--pairs 2000] [--no-job]
         [--languages eng,deu,fra,rus,kor,cmn_hans,jpn,tha] [--shared ../shared]
 
 Documents are drawn from UDHR translations (``../shared/data/udhr2``, public domain; their
@@ -222,7 +222,7 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--docs", type=int, default=150, help="originals (and near copies) per cell")
-    parser.add_argument("--pairs", type=int, default=600, help="near pairs per cell for the similarity")
+    parser.add_argument("--pairs", type=int, default=2000, help="near pairs per cell for the similarity")
     parser.add_argument("--languages", default=",".join(LANGUAGES), help="UDHR files (no .txt)")
     parser.add_argument("--shapes", default=",".join(SHAPES))
     parser.add_argument("--seed", type=int, default=0)
