@@ -103,7 +103,7 @@ class WordSwapper:
     (punctuation, spaces) as it is.  A translation has only 60-80 sentences, so documents of 12-30
     of them drawn from it share about a third of their sentences, and any original had another
     at a word 5-gram Jaccard similarity of 0.4-0.6 (a pair the 12 x 9 banding joins about once in
-    a hundred): not distinct documents.  With a third of the words swapped, a shingle of ``k``
+    a hundred): not distinct documents.  With 30 % of the words swapped, a shingle of ``k``
     words survives in both of two documents with probability ``0.7^(2k)``, and the closest other
     original is at 0.02-0.08 in English, Korean, Chinese and Thai.  A document and its near copy
     share its sentences as they are: the similarity of a near pair is unchanged in kind (its lines
