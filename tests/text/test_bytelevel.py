@@ -77,8 +77,8 @@ def test_splits_equal_the_librarys_on_code_points_of_every_class():
     ]
     points += [c for first, last, _ in bytelevel.NEWER_UNICODE for c in range(first, last + 1)]
     points += list(range(0x1F300, 0x1FAFF))  # emoji
-    for k in range(0, len(points), 20_000):
-        text = "".join(f"a{chr(c)}1{chr(c)}!\n{chr(c)} {chr(c)}x  " for c in points[k : k + 20_000])
+    for k in range(0, len(points), 30_000):
+        text = "".join(f"a{chr(c)}1{chr(c)}!\n" for c in points[k : k + 30_000])
         assert _splits(text) == [p for p, _ in pre.pre_tokenize_str(text)]
     assert bytelevel.library_agrees()
 
@@ -94,7 +94,7 @@ TEXT = st.text(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     texts=st.lists(
         st.one_of(TEXT, st.sampled_from(["", " ", "  x", "'s", "a<|endoftext|>b", " 've'll"])), max_size=8
