@@ -172,7 +172,7 @@ def _column_table(page: str, heading: str) -> list[tuple[list[str], list[str]]]:
 
 
 def test_the_schemas_page_lists_every_column_with_its_type():
-    from contentx_udf.corpus.job import DOCUMENT_COLUMNS, TOKEN_COLUMN
+    from contentx_udf.corpus.schema import DOCUMENT_COLUMNS, TOKEN_COLUMN
     from contentx_udf.spark.worker import OUTPUT_COLUMNS
 
     table = _column_table("schemas.md", "## The extraction table")

@@ -62,7 +62,8 @@ from .report import (
     start_plots,
     summary_lines,
 )
-from .scores import column as score_column
+from .schema import EXCERPT_CHARS, MEASURED, PASS_COUNTS, PASSED, TOKEN_COLUMN, WRITTEN, pass_columns
+from .schema import document_columns as schema_document_columns
 from .scores import prepare as prepare_models
 from .scores import report_thresholds, score_groups, score_report
 from .tables import (
@@ -76,40 +77,15 @@ from .tables import (
     read_tables,
 )
 
-#: Columns of the kept-documents table (``bands``: the MinHash band hashes a later build compares
-#: against, null for texts shorter than a shingle or when near dedup is off).
-DOCUMENT_COLUMNS = (
-    "url",
-    "host",
-    "fetch_time",
-    "language",
-    "language_score",
-    "title",
-    "text",
-    "text_length",
-    "text_hash",
-    "warc_filename",
-    "warc_record_offset",
-    "warc_record_length",
-    "duplicate_count",
-    "bands",
-)
-#: The column the documents (and signals) get with ``--tokenizer``.
-TOKEN_COLUMN = "token_count"
 TOP_HOSTS = 20
 
 
 def document_columns(config: CorpusConfig) -> tuple[str, ...]:
-    """The kept-documents table's columns: :data:`DOCUMENT_COLUMNS`, each model's score, and
-    ``token_count`` with ``--tokenizer``."""
-    tokens = (TOKEN_COLUMN,) if config.tokenizer else ()
-    return (*DOCUMENT_COLUMNS, *(score_column(name) for name in config.quality_models), *tokens)
+    """The kept-documents table's columns (:func:`.schema.document_columns`): each model's score,
+    and ``token_count`` with ``--tokenizer``."""
+    return schema_document_columns(list(config.quality_models), bool(config.tokenizer))
 
 
-#: Counts of the pass summed by the report over the kept documents.
-PASS_COUNTS = ("emails_masked", "ips_masked", "c4_lines_removed")
-#: Characters of a dropped document's text shown as the report's example of its filter.
-EXCERPT_CHARS = 200
 #: Rows per Arrow batch over the signals (numbers only, about 60 columns: a few MB a batch), where
 #: numpy's cost per batch, not per row, dominates (the sensitivity table, select's verdicts).
 SIGNALS_BATCH_ROWS = 10_000
@@ -169,7 +145,8 @@ def _pass_udf(settings: PassSettings):
 
 
 def first_pass(rows, config: CorpusConfig, settings: PassSettings):
-    """Every input row with its ``doc_id``, ``drop`` reason, (edited) text and band hashes."""
+    """Every input row with its ``doc_id``, ``drop`` reason, (edited) text and band hashes: the
+    columns of :func:`.schema.pass_columns`."""
     from pyspark.sql import functions as F
 
     line_keys = "_line_keys" if "_line_keys" in rows.columns else F.lit(None).cast("array<bigint>")
@@ -178,57 +155,12 @@ def first_pass(rows, config: CorpusConfig, settings: PassSettings):
         _pass_udf(settings)("text", "url", "language", "language_score", "drop", "url_host_name", line_keys),
     )
     passed = F.col("r.drop").isNull() & F.col("drop").isNull()
-    text = F.coalesce(F.col("r.text"), F.col("text"))
     measured = F.col("r.signals").isNotNull()
-    extra = []
-    written = passed
-    if settings.signals:  # what `contentx select` needs of every filtered document
-        # the text as if kept, of every measured document: the staged pass becomes DIR/texts/
-        written = passed | measured
-        extra = [
-            F.col("r.signals").alias("signals"),
-            F.when(measured, F.length(text)).alias("kept_length"),
-            F.col("text_length").alias("input_length"),
-            F.coalesce(F.col("drop"), F.when(F.col("r.drop") == "line_dedup", F.col("r.drop"))).alias(
-                "column_drop"
-            ),
-            F.col("r.emails_masked").alias("pii_emails"),
-            F.col("r.ips_masked").alias("pii_ips"),
-            F.col("r.c4_lines_removed").alias("c4_removed"),
-        ]
-        if settings.models:  # the weight of `select --keep-top-weight bytes` and its buckets
-            extra.append(F.when(written, F.octet_length(text)).alias("text_bytes"))
-    return rows.select(
-        F.monotonically_increasing_id().alias("doc_id"),
-        "_input",
-        "url",
-        F.col("url_host_name").alias("host"),
-        "fetch_time",
-        "language",
-        "language_score",
-        "title",
-        F.when(written, text).alias("text"),
-        F.when(passed, F.length(text)).otherwise(F.col("text_length")).alias("text_length"),
-        F.coalesce(F.col("r.text_hash"), F.col("text_hash")).alias("text_hash"),
-        "warc_filename",
-        "warc_record_offset",
-        "warc_record_length",
-        F.coalesce(F.col("drop"), F.col("r.drop")).alias("drop"),
-        F.col("r.rule").alias("rule"),
-        F.when(~passed, F.substring("text", 1, EXCERPT_CHARS)).alias("excerpt"),
-        "r.bands",
-        "r.sketch",
-        # as if kept with --signals: counted for the kept documents only, as without
-        *(F.when(passed, F.col(f"r.{c}")).otherwise(0).alias(c) for c in PASS_COUNTS),
-        "r.profile",
-        "r.fallback",
-        "r.lines_removed",
-        "r.line_chars_removed",
-        "r.line_example",
-        *(F.col("r.quality")[j].alias(score_column(m.name)) for j, m in enumerate(settings.models)),
-        F.col("r.token_count").alias(TOKEN_COLUMN),
-        *extra,
-    )
+    # with --signals, the text as if kept of every measured document: the staged pass becomes texts/
+    written = passed | measured if settings.signals else passed
+    rows = rows.select("*", passed.alias(PASSED), measured.alias(MEASURED), written.alias(WRITTEN))
+    models = [m.name for m in settings.models]
+    return rows.select(*(F.expr(sql).alias(name) for name, sql in pass_columns(models, settings.signals)))
 
 
 def _write_first_pass(

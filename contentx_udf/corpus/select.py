@@ -50,44 +50,31 @@ from .per_document import minhash_columns
 from .quality.settings import PRESETS
 from .quality.signals import SIGNALS, changed_measure_keys, judge
 from .report import summary_lines
+from .schema import PASSED, recut_columns, source_columns
 from .scores import PREFIX as SCORE_PREFIX
 from .signals import SIGNALS_FORMAT, read_build
 from .tables import SUCCESS, open_store
 
-#: The columns of ``texts/`` the pass table joins (the rest are read for the rows that need them).
-PASS_TEXT_COLUMNS = (
-    "doc_id",
-    "_input",
-    "fetch_time",
-    "fallback",
-    "excerpt",
-    "cast(c4_removed as int) as c4_removed",
-)
-
-#: The columns of ``signals/`` the pass table reads besides the measures (the judging pass returns
-#: only these and its verdicts: the measures, about 40 columns, go to Python and not back).
-PASS_SIGNAL_COLUMNS = (
-    "doc_id",
-    "url",
-    "host",
-    "language",
-    "language_score",
+#: What the re-cut decides with, read from ``signals/`` besides the pass table's own columns: the
+#: input and as-if-kept lengths, the build's drops and its dedup outcomes.
+DECISION_COLUMNS = (
     "input_length",
     "text_length",
-    "text_hash",
-    "warc_filename",
-    "warc_record_offset",
-    "emails_masked",
-    "ips_masked",
-    "profile",
-    "lines_removed",
-    "line_chars_removed",
     "column_drop",
     "drop",
     "outcome",
     "cluster",
     "cluster_size",
 )
+
+
+def signal_columns_read() -> list[str]:
+    """The columns of ``signals/`` the pass table reads besides the measures (the judging pass
+    returns only these and its verdicts: the measures, about 40 columns, go to Python and not
+    back): the pass table's own (:func:`.schema.source_columns`) and :data:`DECISION_COLUMNS`."""
+    return [*source_columns("signals"), *DECISION_COLUMNS]
+
+
 #: The ``--where`` condition's value, computed over the signals before they are judged.
 WHERE_COLUMN = "_where"
 
@@ -348,10 +335,11 @@ def pass_table(
     texts = spark.read.parquet(source_store.uri("texts"))
     # only the few columns of texts/ every re-cut needs (no text, no band hashes: those join the
     # rows that need them only, :func:`with_bands`, :func:`.dedup.reuse_clusters`)
-    narrow = texts.selectExpr(*PASS_TEXT_COLUMNS)
+    narrow_columns = source_columns("texts")  # the rest are read for the rows that need them
+    narrow = texts.selectExpr(*narrow_columns)
     settings = wanted.quality or PRESETS["none"]
     source = signals
-    passed = list(PASS_SIGNAL_COLUMNS)
+    passed = signal_columns_read()
     request = request or Request()
     counts = None  # the re-cut's own counts, when the cuts read them (joined before, not after)
     if wanted.tokenizer and reuse_counts:
@@ -363,9 +351,7 @@ def pass_table(
         if needs_counts(request):
             counts = texts.select("doc_id", counted("text").alias("token_count"))
         else:
-            narrow = texts.select(
-                *(F.expr(c) for c in PASS_TEXT_COLUMNS), counted("text").alias("token_count")
-            )
+            narrow = texts.select(*(F.expr(c) for c in narrow_columns), counted("text").alias("token_count"))
     else:
         narrow = narrow.withColumn("token_count", F.lit(None).cast("long"))
     scores = [c for c in signals.columns if c.startswith(SCORE_PREFIX)]
@@ -413,46 +399,21 @@ def pass_table(
     )
     passed = F.col("_drop").isNull()
     newly_kept = passed & F.col("drop").isNotNull()  # the build's filters dropped it: no band hashes
-    table = rows.join(narrow, "doc_id").select(
-        "doc_id",
-        "_input",
-        "url",
-        "host",
-        "fetch_time",
-        "language",
-        "language_score",
-        F.lit(None).cast("string").alias("title"),  # the documents' columns come from texts/
-        F.lit(None).cast("string").alias("text"),  # joined to the kept documents only (Finish.texts)
-        F.when(passed, F.col("text_length"))
-        .otherwise(F.col("input_length"))
-        .cast("long")
-        .alias("text_length"),
-        "text_hash",
-        "warc_filename",
-        "warc_record_offset",
-        F.lit(None).cast("long").alias("warc_record_length"),
-        F.col("_drop").alias("drop"),
-        F.col("_rule").alias("rule"),
-        # null for a document the build kept: finish reads its example's excerpt from texts/
-        F.when(~passed, F.col("excerpt")).alias("excerpt"),
-        F.lit(None).cast("array<bigint>").alias("bands"),  # :func:`with_bands`
-        F.lit(None).cast("binary").alias("sketch"),
-        F.when(passed, F.col("emails_masked")).otherwise(0).alias("emails_masked"),
-        F.when(passed, F.col("ips_masked")).otherwise(0).alias("ips_masked"),
-        F.when(passed, F.col("c4_removed")).otherwise(0).alias("c4_lines_removed"),
-        "profile",
-        "fallback",
-        "lines_removed",
-        "line_chars_removed",
-        F.lit(None).cast("string").alias("line_example"),  # a re-cut has no --line-dedup report
-        newly_kept.alias("_newly_kept"),
-        # the build's dedup outcome, for reusing its clusters (:data:`.dedup.BUILT_IN_PASS`)
-        F.col("outcome").alias("built_outcome"),
-        F.col("cluster").alias("built_cluster"),
-        F.col("cluster_size").alias("built_size"),
-        "token_count",
-        *scores,
-        *([BUCKET] if bucketed else []),
+    models = [c[len(SCORE_PREFIX) :] for c in scores]
+    table = (
+        rows.join(narrow, "doc_id")
+        .withColumn(PASSED, passed)
+        .select(
+            # the text's columns null: they join the kept documents only (Finish.texts); the band
+            # hashes too (:func:`with_bands`); a re-cut has no --line-dedup report
+            *(F.expr(sql).alias(name) for name, sql in recut_columns(models)),
+            newly_kept.alias("_newly_kept"),
+            # the build's dedup outcome, for reusing its clusters (:data:`.dedup.BUILT_IN_PASS`)
+            F.col("outcome").alias("built_outcome"),
+            F.col("cluster").alias("built_cluster"),
+            F.col("cluster_size").alias("built_size"),
+            *([BUCKET] if bucketed else []),
+        )
     )
     return table, signals, texts, cut_report
 

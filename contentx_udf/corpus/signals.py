@@ -74,23 +74,6 @@ OUTCOME: tuple[tuple[str, str, str], ...] = (
     ("rule", "rule", "that filter's rule"),
     ("outcome", "outcome", "dedup: kept, exact_duplicate, near_duplicate, seen_before (null: dropped)"),
 )
-#: Columns of ``DIR/texts/`` that ``contentx select`` reads (the staged first pass of the build,
-#: :func:`.job.first_pass`, committed as it is: ``text`` is every measured document's text as if
-#: kept; ``bands`` those of the documents the build's filters kept).
-TEXT_COLUMNS = (
-    "doc_id",
-    "_input",
-    "fetch_time",
-    "title",
-    "text",
-    "bands",
-    "sketch",
-    "warc_record_length",
-    "fallback",
-    "line_example",
-    "excerpt",
-    "cast(c4_removed as int) as c4_removed",
-)
 
 
 def documents_from_texts(kept, texts, columns, carry: Sequence[str] = ()):
