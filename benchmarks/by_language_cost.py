@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from contentx_udf.corpus import job as corpus_job  # noqa: E402
+from contentx_udf.corpus import stages  # noqa: E402
 from contentx_udf.corpus.config import CorpusConfig  # noqa: E402
 from tests.corpus.tables import article, table_row, write_table  # noqa: E402
 
@@ -62,16 +63,16 @@ def main() -> int:
     started = time.perf_counter()
     build_table(work / "table", args.docs)
     print(f"table of {args.docs} documents written in {time.perf_counter() - started:.0f} s")
-    real, real_check = corpus_job.reason_counts, corpus_job.check_totals
+    real, real_check = stages.reason_counts, stages.check_totals
 
-    def without(dropped, outcomes):
-        return real(dropped.limit(0), outcomes.limit(0))
+    def without(dropped, outcomes, *rest):
+        return real(dropped.limit(0), outcomes.limit(0), *rest)
 
     times: dict[str, list[float]] = {"with": [], "without": []}
     for pair in range(-1, args.pairs):  # pair -1 warms the JVM and the Python workers up, uncounted
         for mode in ("with", "without") if pair % 2 else ("without", "with"):
-            corpus_job.reason_counts = real if mode == "with" else without
-            corpus_job.check_totals = real_check if mode == "with" else (lambda *a: None)
+            stages.reason_counts = real if mode == "with" else without
+            stages.check_totals = real_check if mode == "with" else (lambda *a: None)
             config = CorpusConfig(
                 inputs=[str(work / "table")], output=str(work / "corpus"), dedup=args.dedup, overwrite=True
             )

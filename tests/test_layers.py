@@ -47,12 +47,6 @@ JOB_MODULES = {
     "contentx_udf.corpus.export",
 }
 
-#: Edges the rules allow for now, each with the step of issue 41 that removes it.
-PENDING: set[tuple[str, str]] = {
-    # select takes the corpus job's back half (step 4: the named stages)
-    ("contentx_udf.corpus.select", "contentx_udf.corpus.job"),
-}
-
 
 def modules() -> dict[str, tuple[Path, bool]]:
     """Every module of the package: dotted name -> (file, is a package ``__init__``); compiled
@@ -117,13 +111,9 @@ def test_imports_go_to_the_own_unit_or_a_lower_layer():
         (source, target)
         for source, targets in GRAPH.items()
         for target in targets
-        if unit(source) != unit(target) and layer(target) >= layer(source) and (source, target) not in PENDING
+        if unit(source) != unit(target) and layer(target) >= layer(source)
     )
     assert wrong == []
-
-
-def test_the_pending_exceptions_are_still_needed():
-    assert PENDING <= {(source, target) for source, targets in GRAPH.items() for target in targets}
 
 
 def circles() -> list[list[str]]:
@@ -189,10 +179,7 @@ def test_no_module_over_900_lines(name):
 
 
 def test_only_the_registry_names_a_job():
-    naming = sorted(
-        (source, target)
-        for source, targets in GRAPH.items()
-        for target in targets & JOB_MODULES
-        if (source, target) not in PENDING
-    )
+    """``select`` reuses the build's stages through :mod:`contentx_udf.corpus.stages`, not
+    :mod:`contentx_udf.corpus.job`: no job module imports another."""
+    naming = sorted((source, target) for source, targets in GRAPH.items() for target in targets & JOB_MODULES)
     assert naming == []

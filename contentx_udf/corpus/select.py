@@ -8,7 +8,7 @@ build this re-cut stands for.  Each document's verdict is read from its signals
 ``--where`` over the signals drops more, and the rows are put back together as the build's pass
 table (the texts as the build would write them, their hashes and band hashes from
 ``DIR/texts/``, the build's staged first pass; no text is read until the kept documents are
-known).  From there the build's own code runs (:func:`.job.finish`): exact and near dedup over
+known).  From there the build's own stages run (:mod:`.stages`): exact and near dedup over
 the documents selected, so a cluster keeps its preferred *surviving* member, as a full build
 does: when the re-cut keeps only documents the build's filters passed, the build's clusters that
 lost no document are reused as they are and only those that lost one are decided again, each
@@ -30,7 +30,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 import pyarrow as pa  # the Arrow UDF's type hints name it
 
@@ -44,7 +44,6 @@ from .cuts import BUCKET, DEFAULT_BINS, WEIGHTS, Request, needs_counts, parse_re
 from .cuts import apply as apply_cuts
 from .cuts import check as check_cuts
 from .dedup import BUILT_IN_PASS
-from .job import SIGNALS_BATCH_ROWS, Finish, finish, pass_groups
 from .output import checkpointer, new_run_dir, prepare_output
 from .per_document import minhash_columns
 from .quality.settings import PRESETS
@@ -53,6 +52,21 @@ from .report import summary_lines
 from .schema import PASSED, recut_columns, source_columns
 from .scores import PREFIX as SCORE_PREFIX
 from .signals import SIGNALS_FORMAT, read_build
+from .stages import (
+    SIGNALS_BATCH_ROWS,
+    About,
+    Reuse,
+    Run,
+    commit,
+    dedup,
+    pass_groups,
+    report,
+    sensitivity_started,
+    tally,
+    token_count_udf,
+    tokenizer_spec,
+    write,
+)
 from .tables import SUCCESS, open_store
 
 #: What the re-cut decides with, read from ``signals/`` besides the pass table's own columns: the
@@ -202,8 +216,6 @@ def counts_reused(built: CorpusConfig, wanted: CorpusConfig, signals) -> bool:
     SHA-256) and ``--count-eos``; otherwise :func:`pass_table` counts again from ``texts/``."""
     if not wanted.tokenizer or not built.tokenizer or "token_count" not in signals.columns:
         return False
-    from .job import tokenizer_spec
-
     same = tokenizer_spec(built).sha256 == tokenizer_spec(wanted).sha256
     return same and built.count_eos == wanted.count_eos
 
@@ -312,6 +324,16 @@ def _quiet_query_errors():
             lg.disabled = was
 
 
+class Plan(NamedTuple):
+    """A re-cut planned (:func:`pass_table`): its pass table, the build's signals and texts, the
+    model cuts' report (:mod:`.cuts`)."""
+
+    table: Any
+    signals: Any
+    texts: Any
+    cuts: dict
+
+
 def pass_table(
     spark,
     source_store,
@@ -321,8 +343,9 @@ def pass_table(
     request: Request | None = None,
     kept: list | None = None,
 ):
-    """The build's pass table as the re-cut's settings would have made it (:func:`.job.first_pass`'
-    columns, without the texts: they join the kept documents only), the signals, the texts, and
+    """The build's pass table as the re-cut's settings would have made it
+    (:func:`.schema.recut_columns`: the build's columns without the texts, which join the kept
+    documents only), the signals, the texts, and
     the model cuts' report (:mod:`.cuts`; ``request``: ``--keep-top``, ``--quality-buckets``).
     Token counts (``wanted.tokenizer``) are the signals' when ``reuse_counts``, else counted from
     ``texts/`` (every measured document's text as if kept; none for a column filter's drops),
@@ -345,8 +368,6 @@ def pass_table(
     if wanted.tokenizer and reuse_counts:
         passed.append("token_count")
     elif wanted.tokenizer:
-        from .job import token_count_udf, tokenizer_spec
-
         counted = token_count_udf(tokenizer_spec(wanted), wanted.count_eos)
         if needs_counts(request):
             counts = texts.select("doc_id", counted("text").alias("token_count"))
@@ -415,7 +436,7 @@ def pass_table(
             *([BUCKET] if bucketed else []),
         )
     )
-    return table, signals, texts, cut_report
+    return Plan(table, signals, texts, cut_report)
 
 
 def _minhash_udf(params, with_sketch: bool):
@@ -489,17 +510,15 @@ def run(args: argparse.Namespace, spark, progress: Callable[[str], None] | None 
         raise UserError(f"--output {args.output} is the corpus it selects from; write it elsewhere")
     store = prepare_output(spark, wanted)
     run_dir = new_run_dir()
-    checkpoint = checkpointer(spark, store, run_dir)
+    run = Run(spark, wanted, store, run_dir, checkpointer(spark, store, run_dir), say, started)
     built = config_from_argv(read_build(source)["argv"])
     reuse = counts_reused(built, wanted, spark.read.parquet(source.uri("signals")))
     request = cut_request(args)
     kept: list = []
     try:
-        table, signals, texts, cuts = pass_table(spark, source, wanted, args.where, reuse, request, kept)
+        plan = pass_table(spark, source, wanted, args.where, reuse, request, kept)
         say("re-cut planned" + (" (thresholds found)" if request.models() else ""))
-        return _recut(
-            spark, args, wanted, store, run_dir, checkpoint, say, started, table, signals, texts, kept, cuts
-        )
+        return _recut(run, args, plan, kept)
     finally:
         for df in kept:
             df.unpersist()
@@ -539,54 +558,43 @@ def cut_request(args: argparse.Namespace) -> Request:
     )
 
 
-def _recut(spark, args, wanted, store, run_dir, checkpoint, say, started, table, signals, texts, kept, cuts):
-    """:func:`run` from the planned pass ``table`` on: judged and kept once, dedup, the rest
-    (:func:`.job.finish`)."""
+def _recut(run: Run, args: argparse.Namespace, plan: Plan, kept: list) -> dict[str, Any]:
+    """:func:`run` from the planned pass on: judged and kept once (``kept``: what to unpersist at
+    the end), then the build's stages (:mod:`.stages`): tally, dedup (the build's clusters reused
+    when it can), write (the documents from the build's ``texts/``), report, commit."""
+    spark, wanted, texts = run.spark, run.config, plan.texts
     # the pass is judged once and kept (memory, then local disk) for the report's, the dedup's and
     # the documents' jobs: no staged Parquet written and read back
     with arrow_batch_rows(spark, SIGNALS_BATCH_ROWS):
-        table = _kept(table, kept)
+        table = _kept(plan.table, kept)
         # the report's counts per filter and rule, split by newly kept or not: the one job that
         # fills the kept pass also says whether the re-cut keeps documents the build dropped
         groups = pass_groups(table, ("_newly_kept",))
         newly = any(g["_newly_kept"] for g in groups)
-        table = with_bands(spark, table, texts, wanted, store, run_dir, kept, newly)
-    say(
+        table = with_bands(spark, table, texts, wanted, run.store, run.run_dir, kept, newly)
+    run.say(
         "verdicts read from the signals"
         + (", band hashes of the documents newly kept computed" if newly else "")
     )
-    # only documents the build passed: its clusters are reused where the selection left them whole
-    built = None if newly else BUILT_IN_PASS
-    bands = None if newly else texts.select("doc_id", "bands")
-    minhash = wanted.minhash() if wanted.dedup == "near" else None
-    extra = {
-        "selected_from": args.source,
-        "where": args.where,
-        "changes": asked(args),
-        "quality_cuts": cuts or None,
-    }
-    return finish(
-        spark,
-        wanted,
-        store,
-        run_dir,
-        table,
-        Finish(
-            checkpoint,
-            say,
-            started,
-            minhash=minhash,
-            report=extra,
-            signals=signals,
-            texts=texts,
-            built=built,
-            bands=bands,
-            # every kept document then passed the build's filters: its texts/ row has no drop
-            document_texts=None if newly else texts.where("drop is null"),
-            groups=groups,
-            partition=BUCKET if BUCKET in table.columns else None,
-        ),
+    about = About(
+        extra={
+            "selected_from": args.source,
+            "where": args.where,
+            "changes": asked(args),
+            "quality_cuts": plan.cuts or None,
+        }
     )
+    with sensitivity_started(run, plan.signals) as sensitive:
+        counted = tally(wanted, table, groups, texts)
+        # only documents the build passed: its clusters are reused where the selection left them
+        # whole, and every kept document's texts/ row has no drop (fewer texts read)
+        reuse = None if newly else Reuse(BUILT_IN_PASS, texts.select("doc_id", "bands"))
+        deduped = dedup(run, table, counted, reuse=reuse)
+        source = texts if newly else texts.where("drop is null")
+        partition = BUCKET if BUCKET in table.columns else None
+        written = write(run, table, deduped, texts=source, partition=partition)
+        built, plots = report(run, table, counted, deduped, written, sensitive, about)
+    return commit(run, built, plots)
 
 
 def local_documents(source: str) -> int | None:

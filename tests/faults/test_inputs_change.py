@@ -13,6 +13,7 @@ import pytest
 
 from contentx_udf import cli
 from contentx_udf.corpus import job as corpus_job
+from contentx_udf.corpus import stages
 from contentx_udf.corpus.config import CorpusConfig
 from contentx_udf.spark import job
 from contentx_udf.spark.inputs import expand_inputs
@@ -99,13 +100,13 @@ def test_a_corpus_input_part_replaced_after_the_first_pass_changes_nothing(
     the corpus and report counts are those of an uninterrupted run on the table as it was."""
     table, part = two_part_table(tmp_path / "table")
     reference, expected = two_part_corpus
-    decide = corpus_job.decide
+    decide = stages.decide
 
     def replaced_during_the_graph(*args, **kw):
         replace_part(part)
         return decide(*args, **kw)
 
-    monkeypatch.setattr(corpus_job, "decide", replaced_during_the_graph)
+    monkeypatch.setattr(stages, "decide", replaced_during_the_graph)
     report = corpus_job.run(CorpusConfig(inputs=[str(table)], output=str(tmp_path / "out")), spark)
     assert corpus_docs(spark, tmp_path / "out") == corpus_docs(spark, reference)
     for key in ("input_rows", "kept", "dropped"):
