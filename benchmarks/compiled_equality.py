@@ -15,6 +15,7 @@ and one RESULT line.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -28,7 +29,7 @@ from contentx_udf.methods import block_features as bf  # noqa: E402
 from contentx_udf.page import compiled  # noqa: E402
 from tests.methods.compiled_check import compiled_passes, differences  # noqa: E402
 
-SHARED = REPO.parent / "shared" / "data"
+SHARED = Path(os.environ.get("CONTENTX_SHARED", REPO.parent / "shared")) / "data"
 
 
 def outputs(page, enabled: bool) -> dict:

@@ -54,7 +54,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-WCXB = REPO.parent / "shared" / "data" / "wcxb-dev"
+#: the shared data (``CONTENTX_SHARED``, as the tests: a worktree is not beside it)
+WCXB = Path(os.environ.get("CONTENTX_SHARED", REPO.parent / "shared")) / "data" / "wcxb-dev"
 ROWS_PER_FILE = 50_000
 BATCH = "20240601T000000-5ca1e000"
 BOILERPLATE = (
@@ -415,7 +416,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     if not WCXB.exists():
-        sys.exit(f"missing {WCXB}")
+        sys.exit(f"missing {WCXB} (set CONTENTX_SHARED)")
     args.work.mkdir(parents=True, exist_ok=True)
     lines = line_pool(args.work)
     tokenizer = args.tokenizer
