@@ -172,11 +172,82 @@ def check_unchanged(spark, inputs) -> None:
         )
 
 
-def run(config: CorpusConfig, spark, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Build the corpus; ``progress`` is told each finished stage (a
-    :class:`~contentx_udf.runtime.console.StageLines`)."""
+def earlier_corpora(spark, config: CorpusConfig) -> tuple[Any, list[str]]:
+    """``--against``: the earlier corpora's ``text_hash, bands`` as one frame (None: none), and the
+    notes the report keeps of those matched on exact copies only or with other near-dedup words."""
     from pyspark.sql import functions as F
 
+    near = config.dedup == "near"
+    minhash = config.minhash() if near else None
+    notes: list[str] = []
+    against = None
+    for corpus in read_against(spark, config.against):
+        if near and not same_bands_but_words(corpus.minhash, minhash):
+            notes.append(
+                f"--against {corpus.path}: "
+                + (
+                    "no band hashes (built before near matching against earlier corpora)"
+                    if corpus.minhash is None
+                    else "band hashes of other MinHash parameters"
+                )
+                + ": matched on exact copies only"
+            )
+            frame = corpus.documents.select("text_hash", F.lit(None).cast("array<bigint>").alias("bands"))
+        else:
+            if near and (theirs := words_of(corpus.minhash)) != minhash.words:
+                notes.append(
+                    f"--against {corpus.path}: built with near-dedup words {theirs} (this build: "
+                    f"{minhash.words}): {differing_texts(theirs, minhash.words)} match its exact copies "
+                    "only, all others its near copies too"
+                )
+            cols = ["text_hash", "bands"] if "bands" in corpus.documents.columns else ["text_hash"]
+            frame = corpus.documents.select(*cols)
+            if "bands" not in cols:
+                frame = frame.withColumn("bands", F.lit(None).cast("array<bigint>"))
+        against = frame if against is None else against.unionByName(frame)
+    return against, notes
+
+
+def pass_settings(config: CorpusConfig, models) -> PassSettings:
+    """What the per-document pass computes for ``config`` (``models``: the opened
+    ``--quality-model`` files, :func:`.scores.prepare`)."""
+    near = config.dedup == "near"
+    return PassSettings(
+        minhash=config.minhash() if near else None,
+        sketch=near and config.verify_edges,
+        quality=config.quality or (PRESETS["none"] if config.signals else None),
+        lines=config.lines(),
+        signals=config.signals,
+        models=models,
+        tokens=tokenizer_spec(config),
+        count_eos=config.count_eos,
+    )
+
+
+def build(run: Run, inputs, settings: PassSettings) -> tuple[Any, LinePlan | None]:
+    """The build stage: the per-document pass over ``inputs`` (the checked extraction tables,
+    :func:`.tables.read_tables`) staged under the run, then read back; returns the pass table
+    (:func:`.schema.pass_columns`) and the ``--line-dedup`` plan (None: off).  An input error leaves
+    nothing of the run behind."""
+    spark, store, run_dir, config = run.spark, run.store, run.run_dir, run.config
+    try:
+        lines = _write_first_pass(
+            spark, inputs, config, settings, store.uri(*run_dir, "pass"), store.uri(*run_dir, "lines")
+        )
+        check_unchanged(spark, inputs)
+    except UserError:
+        store.delete(STAGING)  # nothing of this run stays behind
+        raise
+    if lines is not None:
+        run.say(f"repeated lines found: {lines.frequent_keys} (scope {config.line_dedup_scope})")
+    run.say("first pass written (filters" + (", MinHash bands)" if settings.minhash is not None else ")"))
+    return spark.read.parquet(store.uri(*run_dir, "pass")), lines
+
+
+def run(config: CorpusConfig, spark, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Build the corpus: the build stage (:func:`build`), then :mod:`.stages`' tally, dedup, write,
+    report and commit; ``progress`` is told each finished stage (a
+    :class:`~contentx_udf.runtime.console.StageLines`)."""
     started = time.perf_counter()
     say = progress or (lambda stage: None)
     # each model opened and its label checked before any Spark work (one line when it fails)
@@ -189,67 +260,12 @@ def run(config: CorpusConfig, spark, progress: Callable[[str], None] | None = No
             f"method {config.method!r} is not in the input table(s); methods there: "
             f"{', '.join(present) or 'none'}"
         )
-    near = config.dedup == "near"
-    minhash = config.minhash() if near else None
-    notes: list[str] = []
-    against_frames = []
-    for corpus in read_against(spark, config.against):
-        if near and not same_bands_but_words(corpus.minhash, minhash):
-            notes.append(
-                f"--against {corpus.path}: "
-                + (
-                    "no band hashes (built before near matching against earlier corpora)"
-                    if corpus.minhash is None
-                    else "band hashes of other MinHash parameters"
-                )
-                + ": matched on exact copies only"
-            )
-            against_frames.append(
-                corpus.documents.select("text_hash", F.lit(None).cast("array<bigint>").alias("bands"))
-            )
-        else:
-            if near and (theirs := words_of(corpus.minhash)) != minhash.words:
-                notes.append(
-                    f"--against {corpus.path}: built with near-dedup words {theirs} (this build: "
-                    f"{minhash.words}): {differing_texts(theirs, minhash.words)} match its exact copies "
-                    "only, all others its near copies too"
-                )
-            cols = ["text_hash", "bands"] if "bands" in corpus.documents.columns else ["text_hash"]
-            frame = corpus.documents.select(*cols)
-            if "bands" not in cols:
-                frame = frame.withColumn("bands", F.lit(None).cast("array<bigint>"))
-            against_frames.append(frame)
-    against = None
-    for frame in against_frames:
-        against = frame if against is None else against.unionByName(frame)
-
+    against, notes = earlier_corpora(spark, config)
     run_dir = new_run_dir()
-    checkpoint = checkpointer(spark, store, run_dir)
-    settings = PassSettings(
-        minhash=minhash,
-        sketch=near and config.verify_edges,
-        quality=config.quality or (PRESETS["none"] if config.signals else None),
-        lines=config.lines(),
-        signals=config.signals,
-        models=models,
-        tokens=tokenizer_spec(config),
-        count_eos=config.count_eos,
-    )
-    try:
-        lines = _write_first_pass(
-            spark, inputs, config, settings, store.uri(*run_dir, "pass"), store.uri(*run_dir, "lines")
-        )
-        check_unchanged(spark, inputs)
-    except UserError:
-        store.delete(STAGING)  # nothing of this run stays behind
-        raise
-    if lines is not None:
-        say(f"repeated lines found: {lines.frequent_keys} (scope {config.line_dedup_scope})")
-    say("first pass written (filters" + (", MinHash bands)" if near else ")"))
-    table = spark.read.parquet(store.uri(*run_dir, "pass"))
-    run = Run(spark, config, store, run_dir, checkpoint, say, started)
+    run = Run(spark, config, store, run_dir, checkpointer(spark, store, run_dir), say, started)
+    table, lines = build(run, inputs, pass_settings(config, models))
     about = About(lines=lines, notes=notes, damaged=[asdict(d) for d in inputs.damaged])
-    # the stages after the pass (:mod:`.stages`); the sensitivity table from the pass's measures
+    # the stages after the pass; the sensitivity table from the pass's own measures
     with sensitivity_started(run, table.select("signals.*") if config.signals else None) as sensitive:
         counted = tally(config, table)
         deduped = dedup(run, table, counted, against=against)
