@@ -91,6 +91,10 @@ def main() -> int:
     all_same = True
     for name in names:
         before, after = args.before / name, args.after / name
+        if not (after / "_SUCCESS").exists():
+            all_same = False
+            print(f"{name}: DIFFERENT (no finished corpus {after})")
+            continue
         for table in KEYS:
             same, what = same_table(before, after, table)
             all_same &= same
