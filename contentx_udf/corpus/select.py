@@ -425,7 +425,7 @@ def pass_table(
         rows.join(narrow, "doc_id")
         .withColumn(PASSED, passed)
         .select(
-            # the text's columns null: they join the kept documents only (Finish.texts); the band
+            # the text's columns null: they join the kept documents only (stages.write); the band
             # hashes too (:func:`with_bands`); a re-cut has no --line-dedup report
             *(F.expr(sql).alias(name) for name, sql in recut_columns(models)),
             newly_kept.alias("_newly_kept"),
