@@ -235,8 +235,7 @@ def test_a_model_on_another_hadoop_filesystem_scores_as_its_local_file(signals_b
     from contentx_udf import quality_scores
 
     signals = pq.read_table(str(signals_build / "signals"), columns=["doc_id", "quality_edu"])
-    stored = pq.read_table(str(signals_build / "texts"), columns=["doc_id", "text"])
-    text_of = dict(zip(stored.column("doc_id").to_pylist(), stored.column("text").to_pylist(), strict=True))
+    text_of = _stored_texts(signals_build)
     ids = signals.column("doc_id").to_pylist()
     got = np.array(signals.column("quality_edu").to_pylist(), dtype=np.float32)
     expected = quality_scores([text_of[i] for i in ids], str(second_model))
@@ -244,6 +243,22 @@ def test_a_model_on_another_hadoop_filesystem_scores_as_its_local_file(signals_b
     assert np.array_equal(got, expected)
     build = json.loads((signals_build / "signals" / "_build.json").read_text())
     assert any(a.startswith("edu=viewfs://") for a in build["argv"])
+
+
+def _stored_texts(corpus) -> dict[str, str]:
+    """``{doc_id: text}`` of a ``--signals`` build's ``texts/`` (the text as the build keeps it)."""
+    stored = pq.read_table(str(corpus / "texts"), columns=["doc_id", "text"])
+    return dict(zip(stored.column("doc_id").to_pylist(), stored.column("text").to_pylist(), strict=True))
+
+
+def _equals_a_full_build(spark, table, model, threshold, cut, report, full) -> None:
+    """A full build with ``--quality-min dclm=threshold`` keeps the documents the re-cut ``cut``
+    kept and drops as many below it."""
+    argv = ["--input", str(table), "--output", str(full), "--dedup", "exact"]
+    argv += ["--quality-model", f"dclm={model}", "--quality-min", f"dclm={threshold}"]
+    built = corpus_job.run(config_from_argv(argv), spark)
+    assert _urls(full) == _urls(cut)
+    assert built["dropped"]["quality_dclm"] == report["dropped"]["quality_dclm"]
 
 
 def _urls(path) -> set[tuple]:
@@ -275,12 +290,7 @@ def test_keep_top_keeps_the_documents_at_its_threshold_and_equals_a_full_build(
     assert report["dropped"]["quality_dclm"] == len(signals) - len(at_or_above)
     assert f"--quality-min dclm={top['threshold']!r}" in (cut / "report.md").read_text()
     # the same corpus from a full build with --quality-min at the recorded threshold
-    full = tmp_path / "full"
-    argv = ["--input", str(table), "--output", str(full), "--dedup", "exact"]
-    argv += ["--quality-model", f"dclm={model}", "--quality-min", f"dclm={top['threshold']}"]
-    built = corpus_job.run(config_from_argv(argv), spark)
-    assert _urls(full) == _urls(cut)
-    assert built["dropped"]["quality_dclm"] == report["dropped"]["quality_dclm"]
+    _equals_a_full_build(spark, table, model, top["threshold"], cut, report, tmp_path / "full")
 
 
 @pytest.mark.spark
@@ -365,8 +375,7 @@ def test_keep_top_by_tokens_reused_or_counted_again_equals_a_full_build(
     assert "by tokens" in (reused / "report.md").read_text()
     # the re-cut's own tokenizer (another vocabulary: other counts, another threshold)
     tokenizer = train_tokenizer(tmp_path / "small.json", texts[100:130], 280)
-    stored = pq.read_table(str(signals_build / "texts"), columns=["doc_id", "text"])
-    text_of = dict(zip(stored.column("doc_id").to_pylist(), stored.column("text").to_pylist(), strict=True))
+    text_of = _stored_texts(signals_build)
     own = np.array([own_count(tokenizer, text_of[r["doc_id"]]) for r in signals], dtype=np.int64)
     assert not np.array_equal(own, built_counts)
     counted = tmp_path / "counted"
@@ -375,12 +384,7 @@ def test_keep_top_by_tokens_reused_or_counted_again_equals_a_full_build(
     report = json.loads((counted / "_report.json").read_text())
     _tokens_cut(report, signals, own, 0.25)
     threshold = report["quality_cuts"]["keep_top"]["threshold"]
-    full = tmp_path / "full"
-    argv = ["--input", str(table), "--output", str(full), "--dedup", "exact"]
-    argv += ["--quality-model", f"dclm={model}", "--quality-min", f"dclm={threshold}"]
-    built = corpus_job.run(config_from_argv(argv), spark)
-    assert _urls(full) == _urls(counted)
-    assert built["dropped"]["quality_dclm"] == report["dropped"]["quality_dclm"]
+    _equals_a_full_build(spark, table, model, threshold, counted, report, tmp_path / "full")
 
 
 @pytest.mark.spark
