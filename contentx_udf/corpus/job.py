@@ -5,11 +5,11 @@ the repeated lines across the crawl (``--line-dedup``) in :mod:`.line_dedup` and
 the per-document pass (line removal, quality filters, MinHash bands) in :mod:`.per_document`,
 the signals of ``--signals`` in :mod:`.signals`, duplicate removal in :mod:`.dedup` and
 :mod:`.graph`, the report in :mod:`.report`.  This module is the *build* stage (the inputs read,
-the per-document pass written: :func:`first_pass`); the stages after it (tally, dedup, write,
-report, commit) are :mod:`.stages`', which ``contentx select`` composes too.  It
-wires them, only ever collects aggregates to the driver, and does all its file work through
-Hadoop's FileSystem, so ``--output``, ``--input`` and ``--against`` may be any URI Spark can read
-and write.
+the per-document pass written: :func:`build`); the stages after it (tally, dedup, write,
+report, commit) are in :mod:`.stages`, which ``contentx select`` composes too.  It wires them,
+only ever collects aggregates to the driver, and does all its file work through Hadoop's
+FileSystem, so ``--output``, ``--input`` and ``--against`` may be any URI Spark can read and
+write.
 
 Output (``--output DIR``)::
 
