@@ -36,7 +36,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-SHARED = REPO.parent / "shared" / "data"
+#: the shared data (``CONTENTX_SHARED``, as the tests: a worktree is not beside it)
+SHARED = Path(os.environ.get("CONTENTX_SHARED", REPO.parent / "shared")) / "data"
 GOLD = (SHARED / "wcxb-dev", SHARED / "scrapinghub")
 EOS = "<|endoftext|>"
 CORES = 2
