@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from ..conftest import SHARED
+from ..conftest import SESSION_JAVA_OPTIONS, SHARED
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -23,9 +23,16 @@ NEW_MONTH = SHARED / "warc" / "real" / "cc-2024-22__whirlwind.warc.gz"
 
 
 def _env() -> dict[str, str]:
+    """The user's environment with this environment's ``contentx`` first on PATH; the jobs' driver
+    JVMs compile with the JIT's quick tier (tests/conftest.py :data:`SESSION_JAVA_OPTIONS`, given
+    as a user gives JVM options: ``spark.driver.extraJavaOptions`` in ``PYSPARK_SUBMIT_ARGS``), as
+    the suite's own session: the examples' corpus builds are small."""
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env.setdefault("PYSPARK_PYTHON", sys.executable)
+    env.setdefault(
+        "PYSPARK_SUBMIT_ARGS", f"--conf spark.driver.extraJavaOptions={SESSION_JAVA_OPTIONS} pyspark-shell"
+    )
     return env
 
 
