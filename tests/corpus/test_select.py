@@ -118,8 +118,10 @@ def test_documents_of_a_local_build_are_counted_before_the_jvm_starts(source):
     assert local_documents("s3a://bucket/corpus") is None  # not looked at
 
 
+#: A tighter min_words than the preset's: the day-1 near copies (130 words) fall below it.
+TIGHT = ["--filter-set", "gopher_quality.min_words=150"]
 CHANGES = [
-    ["--filter-set", "gopher_quality.min_words=150"],
+    TIGHT,
     [
         "--filter-set",
         "gopher_repetition.dup_line_frac=0.1",
@@ -131,25 +133,39 @@ CHANGES = [
 ]
 
 
-@pytest.mark.parametrize("changes", CHANGES, ids=["min_words", "repetition", "score", "rules_off"])
-def test_select_equals_a_full_build(spark, source, tmp_path, changes):
+@pytest.fixture(scope="module")
+def tight(spark, source, tmp_path_factory):
+    """:data:`TIGHT` both ways, each once for the module: the signals build re-cut to it (read by
+    two tests), and a full build with it, with --signals (the source of a looser re-cut; --signals
+    changes no document, test_signals_change_no_document_and_cover_every_row): ``(cut, full
+    directory, full build's report)``."""
     root, argv, _, _ = source
-    out = tmp_path / "cut"
-    assert cli.main(["select", "--from", str(root / "signals"), "--output", str(out), *changes]) == 0
-    full = _build(spark, [*argv, "--output", str(tmp_path / "full"), *changes])
-    assert _docs(out) == _docs(tmp_path / "full")
+    at = tmp_path_factory.mktemp("tight")
+    assert cli.main(["select", "--from", str(root / "signals"), "--output", str(at / "cut"), *TIGHT]) == 0
+    full = _build(spark, [*argv, "--output", str(at / "full"), "--signals", *TIGHT])
+    return at / "cut", at / "full", full
+
+
+@pytest.mark.parametrize("changes", CHANGES, ids=["min_words", "repetition", "score", "rules_off"])
+def test_select_equals_a_full_build(spark, source, tmp_path, changes, request):
+    root, argv, _, _ = source
+    if changes is TIGHT:  # (built once for this test and two others)
+        out, full_dir, full = request.getfixturevalue("tight")
+    else:
+        out, full_dir = tmp_path / "cut", tmp_path / "full"
+        assert cli.main(["select", "--from", str(root / "signals"), "--output", str(out), *changes]) == 0
+        full = _build(spark, [*argv, "--output", str(full_dir), *changes])
+    assert _docs(out) == _docs(full_dir)
     report = json.loads((out / "_report.json").read_text())
     assert report["dropped"] == full["dropped"] and report["kept"] == full["kept"]
     assert _docs(out) != _docs(root / "signals")  # the change mattered
     assert (out / "_SUCCESS").exists() and not (out / "_staging").exists()
 
 
-def test_a_near_copy_is_kept_when_its_preferred_member_is_dropped(spark, source, tmp_path):
+def test_a_near_copy_is_kept_when_its_preferred_member_is_dropped(spark, source, tight):
     root, _, _, _ = source
-    out = tmp_path / "cut"
+    out, _, _ = tight  # the signals build re-cut to TIGHT
     before = {u for u, _, _ in _docs(root / "signals")}
-    assert cli.main(["select", "--from", str(root / "signals"), "--output", str(out),
-                     "--filter-set", "gopher_quality.min_words=150"]) == 0  # fmt: skip
     after = {u for u, _, _ in _docs(out)}
     early = {u for u in before if "copies.example/a" in u}
     late = {u for u in after if "copies.example/b" in u}
@@ -157,19 +173,18 @@ def test_a_near_copy_is_kept_when_its_preferred_member_is_dropped(spark, source,
     assert late and not (late & before)  # and their day-2 near copies take their place
 
 
-def test_a_looser_threshold_brings_back_near_copies_with_their_band_hashes(spark, source, tmp_path):
+def test_a_looser_threshold_brings_back_near_copies_with_their_band_hashes(spark, source, tight, tmp_path):
     """A build whose tighter min_words dropped the day-1 copies stores no band hashes for them;
     a re-cut at the preset's own threshold computes them, so the day-1 copies are kept again and
     their day-2 near copies dropped: the plain build's documents."""
-    root, argv, _, _ = source
-    tight = ["--filter-set", "gopher_quality.min_words=150"]
-    _build(spark, [*argv, "--output", str(tmp_path / "tight"), "--signals", *tight])
-    assert _docs(tmp_path / "tight") != _docs(root / "plain")
+    root, _, _, _ = source
+    _, built, _ = tight  # a --signals build at min_words=150
+    assert _docs(built) != _docs(root / "plain")
     out = tmp_path / "cut"
-    assert cli.main(["select", "--from", str(tmp_path / "tight"), "--output", str(out),
+    assert cli.main(["select", "--from", str(built), "--output", str(out),
                      "--filter-set", "gopher_quality.min_words=50"]) == 0  # fmt: skip
     assert _docs(out) == _docs(root / "plain")
-    early = [{u for u, _, _ in _docs(d) if "copies.example/a" in u} for d in (tmp_path / "tight", out)]
+    early = [{u for u, _, _ in _docs(d) if "copies.example/a" in u} for d in (built, out)]
     assert not early[0] and early[1]
 
 
