@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shlex
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +29,21 @@ TEST_DATA = REPO / "tests" / "data"
 #: code Spark generates for each query cost more than they save.  Measured on the 2-core machine
 #: (a session building the 30-document month-1 corpus 4 times, JVM and Python workers' CPU): 37.0
 #: -> 19.8 s to the end of the first build, then 8.5-10.5 -> 3.4-4.4 s a build.
-SESSION_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1"
+#: The serial collector as well: a young-generation pause of a small heap costs less CPU than G1's
+#: concurrent threads and barriers (a build in a warm session: -10 % CPU).
+SESSION_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+#: :data:`SESSION_JAVA_OPTIONS` for a job the suite starts as a process, given as a user gives JVM
+#: options: ``spark.driver.extraJavaOptions`` in ``PYSPARK_SUBMIT_ARGS`` (split as a shell would)
+_SESSION_DRIVER_OPTIONS = shlex.quote(f"spark.driver.extraJavaOptions={SESSION_JAVA_OPTIONS}")
+SESSION_SUBMIT_ARGS = f"--conf {_SESSION_DRIVER_OPTIONS} pyspark-shell"
+
+#: The SQL engine of the suite's session evaluates expressions interpreted, without generating and
+#: compiling Java code (Janino) per query: Spark's own test modes (``factoryMode``), the results
+#: the same.  Each of the suite's hundreds of small queries paid a compile it never earned back:
+#: a corpus build of 190 documents in a warm session, 5.5 -> 3.8 CPU s (with the serial
+#: collector).  The jobs the suite starts as processes keep the product's code generation.
+SESSION_SQL_CONF = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"}
 
 
 @pytest.fixture(scope="session")
@@ -50,6 +65,7 @@ def spark():
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.sql.session.timeZone", "UTC")
+        .config(map=SESSION_SQL_CONF)
         .getOrCreate()
     )
     yield session

@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from ..conftest import SESSION_JAVA_OPTIONS, SHARED
+from ..conftest import SESSION_SUBMIT_ARGS, SHARED
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -30,9 +30,7 @@ def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env.setdefault("PYSPARK_PYTHON", sys.executable)
-    env.setdefault(
-        "PYSPARK_SUBMIT_ARGS", f"--conf spark.driver.extraJavaOptions={SESSION_JAVA_OPTIONS} pyspark-shell"
-    )
+    env.setdefault("PYSPARK_SUBMIT_ARGS", SESSION_SUBMIT_ARGS)
     return env
 
 

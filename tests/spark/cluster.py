@@ -22,7 +22,7 @@ from pathlib import Path
 
 from contentx_udf.runtime import class_archive
 
-from ..conftest import SESSION_JAVA_OPTIONS
+from ..conftest import SESSION_JAVA_OPTIONS, SESSION_SUBMIT_ARGS
 
 REPO = Path(__file__).resolve().parents[2]
 JOB = REPO / "jobs" / "extract_warc.py"
@@ -65,7 +65,7 @@ def quick_jit_env(**extra: str) -> dict[str, str]:
     for the corpus job and ``contentx jvm-archive``, whose drivers run C2 as well (the extraction
     job's has the quick tier already).  Not for a test that kills a job at a point of its run."""
     return loopback_env(
-        PYSPARK_SUBMIT_ARGS=f"--conf spark.driver.extraJavaOptions={SESSION_JAVA_OPTIONS} pyspark-shell",
+        PYSPARK_SUBMIT_ARGS=SESSION_SUBMIT_ARGS,
         **extra,
     )
 
