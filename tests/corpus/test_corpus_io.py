@@ -108,15 +108,14 @@ def test_a_corpus_of_the_previous_version_matches_exact_copies_only(
 
 
 def test_viewfs_input_output_and_against_equal_local_paths(
-    spark, month_tables, month2_against_month1, viewfs
+    spark, month_tables, month1_corpus, month2_against_month1, viewfs
 ):
-    """The same two builds as the session's month 1 and month 2 ``--against`` month 1 (local
-    paths), on viewfs://."""
-    month1, month2 = month_tables
+    """The same build as the session's month 2 ``--against`` month 1 (local paths), on viewfs://:
+    its input, its output and its ``--against`` (the session's month 1 corpus, mounted there)."""
+    _month1, month2 = month_tables
     root, local = viewfs
-    for name, table in (("month1", month1), ("month2", month2)):
-        os.symlink(table, local / name)
-    run(spark, [f"{root}/month1"], f"{root}/c1")
+    os.symlink(month2, local / "month2")
+    os.symlink(month1_corpus[0], local / "c1")  # (read only)
     report = run(spark, [f"{root}/month2"], f"{root}/c2", against=[f"{root}/c1"])
     assert (local / "c2" / "_SUCCESS").exists() and (local / "c2" / "report.md").exists()
     assert report["output"] == f"{root}/c2" and len(report["plots"]) == 5
@@ -155,7 +154,7 @@ def damaged_table(tmp_path: Path) -> Path:
         ("output_unknown_scheme", "--output nosuchfs://bucket/out: cannot be written"),
     ],
 )  # fmt: skip
-def test_bad_inputs_are_one_line_exit_2(spark, tmp_path, capsys, viewfs, case, message):
+def test_bad_inputs_are_one_line_exit_2(spark, tmp_path, capsys, viewfs, case, message, request):
     root, local = viewfs
     table = month_table(tmp_path / "good", texts_of("one", range(3)))
     argv = ["--input", str(table), "--output", str(tmp_path / "out")]
@@ -169,8 +168,8 @@ def test_bad_inputs_are_one_line_exit_2(spark, tmp_path, capsys, viewfs, case, m
         argv[1] = str(damaged_table(tmp_path))
     elif case == "against_not_corpus":
         argv += ["--against", str(table)]
-    elif case == "against_unfinished":
-        run(spark, [table], tmp_path / "c1")
+    elif case == "against_unfinished":  # (a copy of the session's month 1 corpus)
+        shutil.copytree(request.getfixturevalue("month1_corpus")[0], tmp_path / "c1")
         (tmp_path / "c1" / "_SUCCESS").unlink()
         argv += ["--against", str(tmp_path / "c1")]
     elif case == "unknown_scheme":
