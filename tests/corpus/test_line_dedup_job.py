@@ -5,6 +5,7 @@ recomputed, the report's counts and examples; the joined (large) path gives the 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -48,8 +49,15 @@ def documents(spark, report) -> dict:
     return {r["url"]: r for r in spark.read.parquet(f"{report['output']}/documents").collect()}
 
 
-def test_repeated_lines_of_a_host_are_removed_before_the_filters(spark, crawl, tmp_path):
-    report = build(spark, tmp_path, crawl, line_dedup=True, line_dedup_min_docs=3)
+@pytest.fixture(scope="module")
+def at_k3(spark, crawl, tmp_path_factory) -> dict:
+    """The report of the crawl built with --line-dedup at its default K (3: the first test checks
+    the report says so), the repeated lines shipped to the workers; read by two tests."""
+    return build(spark, tmp_path_factory.mktemp("k3"), crawl, line_dedup=True)
+
+
+def test_repeated_lines_of_a_host_are_removed_before_the_filters(spark, at_k3):
+    report = at_k3
     docs = documents(spark, report)
     gazette = [docs[f"https://gazette.example/{i}"] for i in range(4)]
     assert all(FOOTER not in d["text"] and NEWSLETTER not in d["text"] for d in gazette)
@@ -66,7 +74,7 @@ def test_repeated_lines_of_a_host_are_removed_before_the_filters(spark, crawl, t
     assert lines["characters_removed"] == 5 * (len(FOOTER) + 1) + 3 * (len(NEWSLETTER) + 1)
     assert [h["host"] for h in lines["top_hosts"]] == ["gazette.example"]
     assert {e["line"] for e in lines["examples"]} == {NEWSLETTER[:80], FOOTER}
-    md = (tmp_path / "corpus" / "report.md").read_text()
+    md = (Path(report["output"]) / "report.md").read_text()
     assert "## Repeated lines removed (--line-dedup)" in md and NEWSLETTER[:80] in md
 
 
@@ -87,8 +95,8 @@ def test_global_scope_counts_the_footer_on_both_hosts(spark, crawl, tmp_path):
     assert per_host["line_dedup"]["lines_removed"] == 0
 
 
-def test_the_joined_path_gives_the_same_corpus(spark, crawl, tmp_path, monkeypatch):
-    shipped = build(spark, tmp_path, crawl, "shipped", line_dedup=True)
+def test_the_joined_path_gives_the_same_corpus(spark, crawl, at_k3, tmp_path, monkeypatch):
+    shipped = at_k3  # (--line-dedup at its default K, the repeated lines shipped)
     monkeypatch.setattr(line_dedup, "BROADCAST_KEYS", 0)
     joined = build(spark, tmp_path, crawl, "joined", line_dedup=True)
     assert joined["line_dedup"]["joined"] and not shipped["line_dedup"]["joined"]
