@@ -22,7 +22,7 @@ from pathlib import Path
 
 from contentx_udf.runtime import class_archive
 
-from ..conftest import SESSION_JAVA_OPTIONS, SESSION_SUBMIT_ARGS
+from ..conftest import SESSION_JAVA_OPTIONS, SESSION_SQL_CONF, SESSION_SUBMIT_ARGS
 
 REPO = Path(__file__).resolve().parents[2]
 JOB = REPO / "jobs" / "extract_warc.py"
@@ -106,12 +106,6 @@ def get_json(url: str, timeout: float = 5) -> dict:
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never a proxy
     with opener.open(url, timeout=timeout) as resp:
         return json.loads(resp.read())
-
-
-#: The SQL engine of the tests' jobs on the cluster: no code generated and compiled (Janino) for
-#: each query, as in the suite's own session: the tests' jobs are small, and most of their
-#: queries run once (the corpus job's dozens of plans each pay a compile to save nothing).
-ENGINE_CONF = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"}
 
 
 class StandaloneCluster:
@@ -220,13 +214,14 @@ class StandaloneCluster:
         """``spark-submit --master spark://... jobs/extract_warc.py ARGS`` (or another ``job``).
         The driver's and the executors' JVMs compile with the JIT's quick tier only, as the suite's
         own session (tests/conftest.py :data:`SESSION_JAVA_OPTIONS`: the tests' jobs are small),
-        and map the class archive (:func:`cluster_java_options`)."""
+        and map the class archive (:func:`cluster_java_options`); the SQL engine generates no code
+        (:data:`SESSION_SQL_CONF`, as in the session: none of these tests is about it)."""
         cmd = [spark_bin("spark-submit"), "--master", self.url, "--properties-file", str(SPARK_DEFAULTS),
                "--conf", f"spark.driver.host={LOOPBACK}", "--conf", f"spark.driver.bindAddress={LOOPBACK}",
                "--conf", "spark.executor.memory=512m",
                "--conf", f"spark.driver.extraJavaOptions={cluster_java_options()}",
                "--conf", f"spark.executor.extraJavaOptions={cluster_java_options()}"]  # fmt: skip
-        for key, value in ENGINE_CONF.items():
+        for key, value in SESSION_SQL_CONF.items():  # (no generated code, as the suite's session)
             cmd += ["--conf", f"{key}={value}"]
         if archives:
             cmd += ["--archives", archives]
