@@ -16,7 +16,14 @@ from .errors import UserError
 from .paths import CONF_DIR
 from .runtime.class_archive import ARCHIVE_ENV, apply, archive_dir, archive_path, launch_plan, spark_home
 from .runtime.java import java_version_text
-from .runtime.session import DRIVER_JAVA_OPTIONS_KEY, prepare_driver
+from .runtime.session import DRIVER_JAVA_OPTIONS_KEY, SHORT_JOB_JAVA_OPTIONS, prepare_driver
+
+#: JVM options of the JVM that writes the archive, before the archive's own: a short run of small
+#: jobs, so the JIT's quick tier only (:data:`.runtime.session.SHORT_JOB_JAVA_OPTIONS`), and the
+#: serial collector (a small heap's young pauses cost less CPU than G1's concurrent threads).  The
+#: archive holds classes, not compiled code or a collector's choice: the jobs' JVMs (G1, both JIT
+#: tiers) map it all the same (tests/runtime/test_class_archive.py).
+DUMP_JAVA_OPTIONS = f"{SHORT_JOB_JAVA_OPTIONS} -XX:+UseSerialGC"
 
 
 def create(directory: Path | None = None, java_version: str | None = None, out=sys.stderr) -> Path:
@@ -95,7 +102,7 @@ def _dump(temporary: Path, conf_dir: Path) -> int:
     apply(plan)
     spark = (
         SparkSession.builder.appName("contentx-jvm-archive")
-        .config(DRIVER_JAVA_OPTIONS_KEY, plan.options)
+        .config(DRIVER_JAVA_OPTIONS_KEY, f"{DUMP_JAVA_OPTIONS} {plan.options}")
         .getOrCreate()
     )
     proc = spark.sparkContext._gateway.proc

@@ -16,7 +16,7 @@ import pytest
 from contentx_udf import jvm_archive
 from contentx_udf.runtime import class_archive as ca
 
-from ..spark.cluster import JOB, REPO, loopback_env, quick_jit_env
+from ..spark.cluster import JOB, REPO, loopback_env
 from ..spark.test_job import SAMPLE
 
 
@@ -113,12 +113,15 @@ def _extract(out: Path, env: dict[str, str], *extra: str) -> subprocess.Complete
 def test_a_written_archive_is_mapped_by_the_job_and_a_damaged_one_ignored(tmp_path):
     """``contentx jvm-archive`` writes the archive; the extraction job's JVM then loads Spark's
     classes from it (the JVM's class-load log says "shared objects file (top)", the dynamic
-    archive) and writes the same rows; a damaged file in its place is ignored without a word."""
+    archive), its console as quiet as without it; a damaged file in its place is ignored without
+    a word, even with ``--verbose`` (Spark's console back, unfiltered), and that run, whose JVM
+    maps nothing, writes the same rows.  (Two jobs after the archive's: the run with the archive
+    turned off, ``CONTENTX_JVM_ARCHIVE=off``, is tests/spark/test_driver_jvm.py's.)"""
     directory = tmp_path / "jvm"
     env = {**loopback_env(), ca.ARCHIVE_ENV: str(directory)}
     made = subprocess.run(
         [sys.executable, "-m", "contentx_udf", "jvm-archive"],
-        env={**quick_jit_env(), ca.ARCHIVE_ENV: str(directory)},  # (its JVM on the JIT's quick tier)
+        env=env,  # (its JVM on the JIT's quick tier and the serial collector: jvm_archive.DUMP_JAVA_OPTIONS)
         capture_output=True,
         text=True,
         cwd=REPO,
@@ -134,24 +137,25 @@ def test_a_written_archive_is_mapped_by_the_job_and_a_damaged_one_ignored(tmp_pa
     traced = {**env, "PYSPARK_SUBMIT_ARGS": trace}
     proc = _extract(tmp_path / "out", traced)
     assert proc.returncode == 0, proc.stderr[-2000:]
+    for noise in ("WARN", "Using incubator modules", "[Stage", "cds", "shared archive"):
+        assert noise not in proc.stderr, proc.stderr[-2000:]
     summary = json.loads((tmp_path / "out" / "_summary.json").read_text())
     assert summary["jvm_class_archive"] == f"given ({archives[0]})"
     spark_classes = [line for line in log.read_text().splitlines() if " org.apache.spark." in line]
     shared = [line for line in spark_classes if line.endswith("source: shared objects file (top)")]
     from_jars = [line for line in spark_classes if " source: file:" in line or " source: jar:" in line]
     assert len(shared) > 1000 and len(from_jars) < 0.05 * len(shared)  # (lambdas are made anew)
-    # (and --verbose gives Spark's console back: the JVM's own notice, unfiltered)
-    baseline = _extract(tmp_path / "plain", {**loopback_env(), ca.ARCHIVE_ENV: "off"}, "--verbose")
-    assert baseline.returncode == 0, baseline.stderr[-2000:]
-    assert "WARNING: Using incubator modules" in baseline.stderr and "[Stage 0:" in baseline.stderr
-    plain = json.loads((tmp_path / "plain" / "_summary.json").read_text())
-    assert plain["jvm_class_archive"].startswith("off")
-    assert summary["rows_by_method_status"] == plain["rows_by_method_status"]
 
     archives[0].chmod(0o644)
     archives[0].write_bytes(b"not an archive" * 1000)
-    damaged = _extract(tmp_path / "damaged", env)
+    log.unlink()
+    damaged = _extract(tmp_path / "damaged", {**traced, ca.ARCHIVE_ENV: str(directory)}, "--verbose")
     assert damaged.returncode == 0, damaged.stderr[-2000:]
+    # (--verbose gives Spark's console back: the JVM's own notice, unfiltered)
+    assert "WARNING: Using incubator modules" in damaged.stderr and "[Stage 0:" in damaged.stderr
     assert "cds" not in damaged.stderr.lower() and "shared archive" not in damaged.stderr.lower()
     again = json.loads((tmp_path / "damaged" / "_summary.json").read_text())
-    assert again["rows_by_method_status"] == plain["rows_by_method_status"]
+    assert again["jvm_class_archive"] == f"given ({archives[0]})"  # (given; the JVM maps nothing)
+    loaded = [line for line in log.read_text().splitlines() if " org.apache.spark." in line]
+    assert len(loaded) > 1000 and not [line for line in loaded if "shared objects file" in line]
+    assert again["rows_by_method_status"] == summary["rows_by_method_status"]

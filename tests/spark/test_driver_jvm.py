@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from contentx_udf.runtime.class_archive import ARCHIVE_ENV
 from contentx_udf.runtime.session import DRIVER_JAVA_OPTIONS_KEY, launched_java_options
 from contentx_udf.spark.config import DEFAULT_DRIVER_JAVA_OPTIONS, JobConfig, configured_java_options
 from contentx_udf.spark.job import driver_java_options
@@ -58,11 +59,13 @@ def test_the_job_launches_its_driver_jvm_with_the_configured_options(tmp_path):
     """A run of ``jobs/extract_warc.py`` (its own JVM): the JVM reports the options, and the
     output is complete.  Its console is quiet (contentx_udf.runtime.console): no JVM or Spark
     warning, no stage bar, and contentx's own progress line (stderr is not a terminal here: plain
-    lines, the last at the end)."""
+    lines, the last at the end).  The JVM class archive turned off (``CONTENTX_JVM_ARCHIVE=off``,
+    as the summary says): the launch without it (tests/runtime/test_class_archive.py runs the job
+    with an archive and with a damaged one)."""
     out = tmp_path / "out"
     proc = subprocess.run(
         [sys.executable, str(JOB), "--input", str(SAMPLE), "--output", str(out), "--show-rows", "0"],
-        env=loopback_env(),
+        env=loopback_env(**{ARCHIVE_ENV: "off"}),
         capture_output=True,
         text=True,
         cwd=REPO,
@@ -70,6 +73,7 @@ def test_the_job_launches_its_driver_jvm_with_the_configured_options(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     summary = json.loads((out / "_summary.json").read_text())
+    assert summary["jvm_class_archive"].startswith("off")
     for flag in DEFAULT_DRIVER_JAVA_OPTIONS.split():
         assert flag in summary["driver_java_options"].split()
     assert sum(summary["rows_by_method_status"]["combined"].values()) == 16
