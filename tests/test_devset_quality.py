@@ -19,6 +19,7 @@ from contentx_udf import METHODS
 from contentx_udf.evaluation import FULL_TEXT, evaluate, format_table, load_gold
 
 from .conftest import DEVSET, SHARED
+from .gold_sample import wcxb_sample
 
 FLOORS = Path(__file__).resolve().parent / "quality_floors.toml"
 
@@ -95,7 +96,7 @@ WCXB_SAMPLE_STEP = 15
 
 @pytest.mark.skipif(not WCXB.is_dir(), reason=f"WCXB dev not found at {WCXB}")
 def test_combined_on_a_fixed_wcxb_sample():
-    pages = load_gold(WCXB)[::WCXB_SAMPLE_STEP]
+    pages = wcxb_sample(WCXB, lambda ids: ids[::WCXB_SAMPLE_STEP])  # (load_gold(WCXB)[::STEP])
     assert len(pages) == 100 and len({p.page_type for p in pages}) == 7
     res = {r.method: r for r in evaluate(pages, ["combined", "cectd-ds"])}
     print("\n" + format_table(list(res.values())))

@@ -5,8 +5,10 @@ sample of 150 WCXB dev pages; benchmarks/compiled_equality.py checks all 1,678).
 
 from __future__ import annotations
 
+import functools
 import os
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,6 +26,7 @@ from contentx_udf.page.document import (
 
 from ..conftest import SHARED as SHARED_ROOT
 from ..conftest import shared_or_skip
+from ..gold_sample import wcxb_sample
 from ..helpers import ARTICLE, NAV
 from .compiled_check import compiled_passes, differences
 
@@ -149,12 +152,18 @@ def test_outputs_the_same_either_way():
     }
 
 
+@functools.cache
+def scrapinghub_gold(root: Path) -> tuple:
+    """The scrapinghub gold set at ``root`` (``load_gold``), read once for the file's tests."""
+    return tuple(load_gold(root))
+
+
 def dev_sample() -> list:
     pages = []
     if (SHARED / "scrapinghub").exists():
-        pages += load_gold(SHARED / "scrapinghub")
+        pages += scrapinghub_gold(SHARED / "scrapinghub")
     if (SHARED / "wcxb-dev").exists():
-        pages += random.Random(27).sample(load_gold(SHARED / "wcxb-dev"), 150)
+        pages += wcxb_sample(SHARED / "wcxb-dev", lambda ids: random.Random(27).sample(ids, 150))
     return pages
 
 
@@ -344,14 +353,14 @@ def test_repeated_siblings_and_templates_of_the_compiled_pass_equal_the_sorting_
 def scrapinghub_pages() -> list[bytes]:
     """The 181 scrapinghub pages, or a skip without ../shared (the tests that count what these
     pages hold)."""
-    return [p.html for p in load_gold(shared_or_skip(SHARED / "scrapinghub"))]
+    return [p.html for p in scrapinghub_gold(shared_or_skip(SHARED / "scrapinghub"))]
 
 
 def real_pages(count: int) -> list[bytes]:
     """The tricky page and the first ``count`` scrapinghub pages (when ../shared is present)."""
     pages = [TRICKY.encode()]
     if (SHARED / "scrapinghub").exists():
-        pages += [p.html for p in load_gold(SHARED / "scrapinghub")][:count]
+        pages += [p.html for p in scrapinghub_gold(SHARED / "scrapinghub")][:count]
     return pages
 
 
@@ -632,7 +641,7 @@ def test_page_blocks_of_the_compiled_runs_equal_the_numpy_steps():
     fast_module()
     pages = [TRICKY.encode(), b"", b"<p> </p>", b"<p>a</p><div> \n</div><p>b<b> </b></p><p>\xc2\xa0</p>"]
     if (SHARED / "scrapinghub").exists():
-        pages += [p.html for p in load_gold(SHARED / "scrapinghub")]
+        pages += [p.html for p in scrapinghub_gold(SHARED / "scrapinghub")]
     for page in pages:
         view, _ = content_document(Document.parse(page))
         dom = view.dom
@@ -657,7 +666,9 @@ def test_non_space_chars_of_the_compiled_count_equal_the_byte_deletion():
     alphabet += ["\U0001f600", "\x1c", "\ud800"]
     texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 20))) for _ in range(5_000)]
     if (SHARED / "scrapinghub").exists():
-        texts += [document.Document.parse(p.html).dom.joined_text for p in load_gold(SHARED / "scrapinghub")]
+        texts += [
+            document.Document.parse(p.html).dom.joined_text for p in scrapinghub_gold(SHARED / "scrapinghub")
+        ]
     counts = [document.non_space_chars(t) for t in texts]
     with compiled_passes(False):
         assert counts == [document.non_space_chars(t) for t in texts]
