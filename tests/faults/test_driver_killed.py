@@ -20,7 +20,7 @@ import pytest
 from contentx_udf import cli
 from contentx_udf.spark import job
 
-from ..spark.cluster import CORPUS_JOB, JOB, REPO, loopback_env
+from ..spark.cluster import CORPUS_JOB, JOB, REPO, loopback_env, quick_jit_env
 from ..spark.test_job import _comparable, config
 from .inputs import corpus_docs, sample_copies
 
@@ -69,12 +69,15 @@ def test_driver_killed_in_the_second_batch_then_resume_equals_a_full_run(spark, 
     assert _comparable(spark, out) == _comparable(spark, reference)
 
 
-def kill_in_the_duplicate_graph(cmd: list[str], rng: random.Random, within: float = 0.5) -> list[str]:
-    """Run the corpus job ``cmd`` (progress on stderr), SIGKILL its process group a random time
-    (up to ``within`` s) after its first pass was written, while the duplicate graph runs; returns
-    the stages it printed.  AssertionError when the graph ended before the kill."""
+def kill_in_the_duplicate_graph(
+    cmd: list[str], rng: random.Random, within: float = 0.5, env: dict[str, str] | None = None
+) -> list[str]:
+    """Run the corpus job ``cmd`` (progress on stderr; ``env``, by default :func:`loopback_env`),
+    SIGKILL its process group a random time (up to ``within`` s) after its first pass was written,
+    while the duplicate graph runs; returns the stages it printed.  AssertionError when the graph
+    ended before the kill."""
     proc = subprocess.Popen(
-        cmd, env=loopback_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        cmd, env=env or loopback_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         start_new_session=True, cwd=REPO,
     )  # fmt: skip
     stages: list[str] = []
@@ -102,8 +105,11 @@ def test_corpus_driver_killed_in_the_duplicate_graph_then_overwrite_equals_a_ful
     month1, month2, reference_dir, reference = months_corpus
     args = ["--input", str(month1), str(month2), "--dedup", "near"]
     out = tmp_path / "out"
+    # (its driver JVM on the suite's quick JIT tier and serial collector, quick_jit_env: the job up
+    # to the kill costs about half the CPU; its duplicate graph still takes seconds, not 0.3 s, and
+    # the test fails if the graph ended before the kill)
     kill_in_the_duplicate_graph(
-        [sys.executable, str(CORPUS_JOB), *args, "--output", str(out)], random.Random(), within=0.3
+        [sys.executable, str(CORPUS_JOB), *args, "--output", str(out)], random.Random(), 0.3, quick_jit_env()
     )
     assert not (out / "_SUCCESS").exists() and not (out / "documents").exists()
     assert list(out.glob("_staging/*/pass/_SUCCESS")), "the kill came before the first pass was staged"

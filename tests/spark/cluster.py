@@ -62,8 +62,9 @@ def quick_jit_env(**extra: str) -> dict[str, str]:
     """:func:`loopback_env` for a job whose driver JVM this process's child launches, that JVM
     compiling with the JIT's quick tier only (:data:`SESSION_JAVA_OPTIONS`, given as the user's
     ``spark.driver.extraJavaOptions`` in ``PYSPARK_SUBMIT_ARGS``, which keeps the class archive):
-    for the corpus job and ``contentx jvm-archive``, whose drivers run C2 as well (the extraction
-    job's has the quick tier already).  Not for a test that kills a job at a point of its run."""
+    for the corpus job, whose driver runs C2 as well (the extraction job's and ``contentx
+    jvm-archive``'s have the quick tier already); a test that kills a job in a stage checks the kill
+    came in it."""
     return loopback_env(
         PYSPARK_SUBMIT_ARGS=SESSION_SUBMIT_ARGS,
         **extra,
