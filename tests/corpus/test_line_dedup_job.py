@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from contentx_udf import cli
@@ -46,7 +47,8 @@ def build(spark, tmp_path, table, name="corpus", **kw) -> dict:
 
 
 def documents(spark, report) -> dict:
-    return {r["url"]: r for r in spark.read.parquet(f"{report['output']}/documents").collect()}
+    """``{url: row}`` of the kept documents (read by pyarrow: no Spark job)."""
+    return {r["url"]: r for r in pq.read_table(f"{report['output']}/documents").to_pylist()}
 
 
 @pytest.fixture(scope="module")

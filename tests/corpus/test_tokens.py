@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pyarrow.parquet as pq
 import pytest
 
 from contentx_udf.corpus import job as corpus_job
@@ -31,6 +32,12 @@ def train_tokenizer(path, texts, vocab_size: int = 400) -> str:
     tokenizer.train_from_iterator(texts, trainer)
     tokenizer.save(str(path))
     return str(path)
+
+
+def _rows(directory: str) -> list[dict]:
+    """The rows of a table the job wrote (a local directory of Parquet files), read by pyarrow:
+    no Spark job."""
+    return pq.read_table(directory).to_pylist()
 
 
 def own_count(path: str, text: str) -> int:
@@ -90,7 +97,7 @@ def built(spark, tmp_path_factory):
 
 def test_counts_are_the_librarys_own_and_the_totals_their_sums(spark, built):
     report = json.loads((built["corpus"] / "_report.json").read_text())
-    documents = spark.read.parquet(str(built["corpus"] / "documents")).collect()
+    documents = _rows(str(built["corpus"] / "documents"))
     assert len(documents) == 6  # six articles (one standing for its exact copies)
     for row in documents:
         assert row["token_count"] == own_count(built["tokenizer"], row["text"]) > 0
@@ -101,7 +108,7 @@ def test_counts_are_the_librarys_own_and_the_totals_their_sums(spark, built):
         lang: sum(r["token_count"] for r in documents if r["language"] == lang)
         for lang in {r["language"] for r in documents}
     }
-    signals = spark.read.parquet(str(built["corpus"] / "signals")).collect()
+    signals = _rows(str(built["corpus"] / "signals"))
     by_reason: dict[str, int] = {}
     for row in signals:
         reason = row["drop"] or (row["outcome"] if row["outcome"] != "kept" else None)
@@ -127,13 +134,13 @@ def test_select_reuses_the_builds_counts_or_counts_again(spark, built, capsys):
     args = ["--from", str(built["corpus"]), "--output", str(eos), "--count-eos"]
     assert corpus_select.main(args) == 0
     for directory, extra in ((same, 0), (eos, 1)):
-        documents = spark.read.parquet(str(directory / "documents")).collect()
+        documents = _rows(str(directory / "documents"))
         report = json.loads((directory / "_report.json").read_text())
         for row in documents:
             assert row["token_count"] == own_count(built["tokenizer"], row["text"]) + extra
         assert report["kept_tokens"] == sum(r["token_count"] for r in documents)
     # --filters none keeps the short pages (and the German one) the build's Gopher filter dropped
-    assert len(spark.read.parquet(str(same / "documents")).collect()) == 6 + 4
+    assert len(_rows(str(same / "documents"))) == 6 + 4
 
 
 @pytest.mark.parametrize(
@@ -173,7 +180,7 @@ def _card(directory) -> tuple[dict, str]:
 def test_the_corpus_card_says_what_the_corpus_holds(spark, built):
     report = json.loads((built["corpus"] / "_report.json").read_text())
     header, body = _card(built["corpus"])
-    documents = spark.read.parquet(str(built["corpus"] / "documents")).collect()
+    documents = _rows(str(built["corpus"] / "documents"))
     assert header["configs"] == [
         {"config_name": "default", "data_files": [{"split": "train", "path": "documents/*.parquet"}]}
     ]
@@ -233,7 +240,7 @@ def test_export_loads_with_datasets_as_it_is(spark, built, fmt):
     args = ["--format", fmt, "--shard-size", "2KB", "--shuffle-seed", "7"]
     code, out = _export(built, f"export-{fmt}", *args)
     assert code == 0
-    documents = spark.read.parquet(str(built["corpus"] / "documents")).collect()
+    documents = _rows(str(built["corpus"] / "documents"))
     manifest = json.loads((out / "_manifest.json").read_text())
     assert (out / "_SUCCESS").exists() and not (out / "_staging").exists()
     assert len(manifest["shards"]) > 1  # about 2 KB a file
@@ -275,7 +282,7 @@ def test_datatrove_shards_hold_each_documents_tokens_and_the_eos(spark, built):
     assert code == 0
     own = Tokenizer.from_file(built["tokenizer"])
     eos = own.token_to_id("<|endoftext|>")
-    texts = [r["text"] for r in spark.read.parquet(str(built["corpus"] / "documents")).collect()]
+    texts = [r["text"] for r in _rows(str(built["corpus"] / "documents"))]
     expected = sorted(tuple(own.encode(t, add_special_tokens=False).ids) + (eos,) for t in texts)
     manifest = json.loads((out / "_manifest.json").read_text())
     found = []
@@ -304,7 +311,7 @@ def test_export_to_a_hadoop_only_filesystem_through_sparks_writers(spark, built,
     spark.sparkContext._jsc.hadoopConfiguration().set(
         f"fs.viewfs.mounttable.{table}.link./data", (tmp_path / "data").as_uri()
     )
-    documents = spark.read.parquet(str(built["corpus"] / "documents")).collect()
+    documents = _rows(str(built["corpus"] / "documents"))
     by_text = {r["text"]: r["token_count"] for r in documents}
     for fmt in ("parquet", "jsonl"):
         out = f"viewfs://{table}/data/{fmt}"
