@@ -353,6 +353,40 @@ def run_contentx(table: Path, output: Path, log: Path, extra: list[str]) -> dict
     }
 
 
+def paired_rounds(
+    first: dict,
+    rounds: int,
+    table: Path,
+    corpus: Path,
+    job_args: list[str],
+    extra: list[str],
+    suffix: str,
+    label: str,
+    describe,
+) -> tuple[list[float], list[float], dict] | None:
+    """``rounds`` pairs of builds of ``table``: the plain build into ``corpus`` (the first pair
+    reuses ``first``), then the same with ``extra`` into ``corpus-SUFFIX``, one after the other so
+    that a change in the machine's load reaches both sides.  Prints each round (``describe`` gives
+    what it says of the build with ``extra``); returns the plain and the other seconds and the last
+    build with ``extra``, or None (said) when one failed."""
+    plain, timed, last = [first["seconds"]], [], first
+    for k in range(rounds):
+        if k:
+            again = run_contentx(table, corpus, corpus.with_name(f"{corpus.name}.log"), job_args)
+            plain.append(again["seconds"])
+        other = corpus.with_name(f"{corpus.name}-{suffix}")
+        last = run_contentx(table, other, other.with_name(f"{other.name}.log"), [*job_args, *extra])
+        if last["code"] != 0:
+            print(f"contentx corpus with {label} failed; log: {other}.log")
+            return None
+        timed.append(last["seconds"])
+        print(
+            f"round {k + 1}: {plain[-1]:.1f} s without {label}, {timed[-1]:.1f} s with it "
+            f"(+{timed[-1] / plain[-1] - 1:.1%}), {describe(last)}"
+        )
+    return plain, timed, last
+
+
 def train_quality_model(work: Path, lines: list[str]) -> Path:
     """A DCLM-shaped fastText model (word bigrams, dim 32, 2M buckets) trained on the line pool."""
     import fasttext_new
@@ -450,25 +484,16 @@ def main() -> int:
         kept = run["report"]["kept"]
         if args.quality_model:
             model = train_quality_model(args.work, lines)
-            plain, scored = [run["seconds"]], []
-            for k in range(args.rounds):
-                if k:
-                    again = run_contentx(
-                        table, args.work / f"corpus-{n}", args.work / f"corpus-{n}.log", args.job_args.split()
-                    )
-                    plain.append(again["seconds"])
-                extra = [*args.job_args.split(), "--quality-model", f"bench={model}"]
-                with_model = run_contentx(
-                    table, args.work / f"corpus-{n}-q", args.work / f"corpus-{n}-q.log", extra
-                )
-                if with_model["code"] != 0:
-                    print(f"the build with the model failed; log: {args.work}/corpus-{n}-q.log")
-                    return 1
-                scored.append(with_model["seconds"])
-                print(
-                    f"round {k + 1}: {plain[-1]:.1f} s without the model, {scored[-1]:.1f} s with it "
-                    f"(kept {with_model['report']['kept']}, Python workers {with_model['workers_mb']:.0f} MB)"
-                )
+            paired = paired_rounds(
+                run, args.rounds, table, args.work / f"corpus-{n}", args.job_args.split(),
+                ["--quality-model", f"bench={model}"], "q", "the model",
+                lambda scored: (
+                    f"kept {scored['report']['kept']}, Python workers {scored['workers_mb']:.0f} MB"
+                ),
+            )  # fmt: skip
+            if paired is None:
+                return 1
+            plain, scored, _ = paired
             without, with_ = statistics.median(plain), statistics.median(scored)
             run["quality"] = {"plain": plain, "scored": scored, "ratio": with_ / without}
             print(
@@ -477,29 +502,17 @@ def main() -> int:
             )
         results.append((n, originals, run))
         if tokenizer:
-            plain, counted_s = [run["seconds"]], []
-            for k in range(args.rounds):
-                if k:
-                    again = run_contentx(
-                        table, args.work / f"corpus-{n}", args.work / f"corpus-{n}.log", args.job_args.split()
-                    )
-                    plain.append(again["seconds"])
-                counted = run_contentx(
-                    table,
-                    args.work / f"corpus-{n}-tokens",
-                    args.work / f"corpus-{n}-tokens.log",
-                    [*args.job_args.split(), "--tokenizer", tokenizer],
-                )
-                if counted["code"] != 0:
-                    print(f"contentx corpus --tokenizer failed on {n} documents; log: {counted['log']}")
-                    return 1
-                counted_s.append(counted["seconds"])
-                print(
-                    f"round {k + 1}: {plain[-1]:.1f} s without --tokenizer, {counted_s[-1]:.1f} s with it "
-                    f"(+{counted_s[-1] / plain[-1] - 1:.1%}), kept {counted['report']['kept_tokens']} "
-                    f"tokens, peak RSS JVM {counted['jvm_mb']:.0f} MB, "
-                    f"Python workers {counted['workers_mb']:.0f} MB"
-                )
+            paired = paired_rounds(
+                run, args.rounds, table, args.work / f"corpus-{n}", args.job_args.split(),
+                ["--tokenizer", tokenizer], "tokens", "--tokenizer",
+                lambda counted: (
+                    f"kept {counted['report']['kept_tokens']} tokens, peak RSS JVM "
+                    f"{counted['jvm_mb']:.0f} MB, Python workers {counted['workers_mb']:.0f} MB"
+                ),
+            )  # fmt: skip
+            if paired is None:
+                return 1
+            plain, counted_s, counted = paired
             without_s, with_s = statistics.median(plain), statistics.median(counted_s)
             token_runs.append((n, without_s, with_s, counted["report"]["kept_tokens"]))
             print(
