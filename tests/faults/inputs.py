@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from ..corpus.tables import table_row, texts_of, write_table
@@ -48,10 +49,12 @@ def replace_part(part: Path) -> None:
     shutil.rmtree(fresh)
 
 
-def corpus_docs(spark, out: Path) -> list[tuple]:
-    """(url, text hash, cluster size) of a corpus's documents, sorted."""
-    rows = spark.read.parquet(str(out / "documents")).select("url", "text_hash", "duplicate_count")
-    return sorted(tuple(r) for r in rows.collect())
+def corpus_docs(out: Path) -> list[tuple]:
+    """(url, text hash, cluster size) of a local corpus's documents, sorted (read with pyarrow: no
+    Spark job for a check)."""
+    columns = ["url", "text_hash", "duplicate_count"]
+    rows = pq.read_table(out / "documents", columns=columns).to_pylist()
+    return sorted(tuple(row[c] for c in columns) for row in rows)
 
 
 @contextmanager

@@ -115,7 +115,7 @@ def test_corpus_driver_killed_in_the_duplicate_graph_then_overwrite_equals_a_ful
     assert list(out.glob("_staging/*/pass/_SUCCESS")), "the kill came before the first pass was staged"
 
     assert cli.main(["corpus", *args, "--output", str(out), "--overwrite"]) == 0
-    assert corpus_docs(spark, out) == corpus_docs(spark, reference_dir)
+    assert corpus_docs(out) == corpus_docs(reference_dir)
     report = json.loads((out / "_report.json").read_text())
     for key in ("input_rows", "kept", "dropped"):
         assert report[key] == reference[key], key

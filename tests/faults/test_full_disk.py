@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -20,7 +19,7 @@ from contentx_udf.errors import disk_full_line
 
 from ..spark.cluster import CORPUS_JOB, REPO, quick_jit_env
 from ..spark.test_job import SAMPLE, _comparable
-from .inputs import small_tmpfs
+from .inputs import corpus_docs, small_tmpfs
 
 #: (``full_disk``: the suite's summary says so when these could not run here, tests/conftest.py)
 pytestmark = [pytest.mark.spark, pytest.mark.full_disk]
@@ -86,11 +85,7 @@ def test_corpus_on_a_full_disk_is_one_line_and_overwrite_completes(
     reference, _report = month1_corpus
     assert (out / "_SUCCESS").exists()
 
-    def docs(path: Path) -> list[tuple]:
-        rows = spark.read.parquet(str(path / "documents")).select("url", "text_hash", "duplicate_count")
-        return sorted(tuple(r) for r in rows.collect())
-
-    assert docs(out) == docs(reference)
+    assert corpus_docs(out) == corpus_docs(reference)
 
 
 def test_corpus_with_a_full_spark_local_dir_is_one_line_and_overwrite_completes(
@@ -129,11 +124,7 @@ def test_corpus_with_a_full_spark_local_dir_is_one_line_and_overwrite_completes(
     )
     assert done.returncode == 0, done.stderr[-3000:]
 
-    def docs(path: Path) -> list[tuple]:
-        rows = spark.read.parquet(str(path / "documents")).select("url", "text_hash", "duplicate_count")
-        return sorted(tuple(r) for r in rows.collect())
-
-    assert docs(out) == docs(reference)
+    assert corpus_docs(out) == corpus_docs(reference)
 
 
 def test_a_full_local_dir_names_it_not_the_output(monkeypatch):

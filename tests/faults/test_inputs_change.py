@@ -89,7 +89,7 @@ def test_a_corpus_input_part_replaced_during_the_first_pass_is_one_line(spark, t
     reference = tmp_path / "reference"
     shutil.copytree(table, tmp_path / "copy")
     report = corpus_job.run(CorpusConfig(inputs=[str(tmp_path / "copy")], output=str(reference)), spark)
-    assert corpus_docs(spark, out) == corpus_docs(spark, reference)
+    assert corpus_docs(out) == corpus_docs(reference)
     assert report["input_rows"] == 15  # 6 of the first part, 9 of the new second
 
 
@@ -108,6 +108,6 @@ def test_a_corpus_input_part_replaced_after_the_first_pass_changes_nothing(
 
     monkeypatch.setattr(stages, "decide", replaced_during_the_graph)
     report = corpus_job.run(CorpusConfig(inputs=[str(table)], output=str(tmp_path / "out")), spark)
-    assert corpus_docs(spark, tmp_path / "out") == corpus_docs(spark, reference)
+    assert corpus_docs(tmp_path / "out") == corpus_docs(reference)
     for key in ("input_rows", "kept", "dropped"):
         assert report[key] == expected[key], key

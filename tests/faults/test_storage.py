@@ -89,7 +89,7 @@ def test_a_viewfs_input_unreadable_for_a_moment_is_retried(
     monkeypatch.setattr(target, name, unreadable_now)
     report = corpus_job.run(CorpusConfig(inputs=[uri], output=str(tmp_path / "out")), spark)
     timers[0].join()
-    assert corpus_docs(spark, tmp_path / "out") == corpus_docs(spark, reference_dir)
+    assert corpus_docs(tmp_path / "out") == corpus_docs(reference_dir)
     for key in ("input_rows", "kept", "dropped"):
         assert report[key] == reference[key], key
     assert not report["damaged_files"]
