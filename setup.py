@@ -5,15 +5,25 @@ Without a working C compiler (or the Python headers) the install goes on without
 one warning line, and the Python code gives the same results, slower
 (``contentx_udf.page.compiled.status()``; the job's summary says so)."""
 
+import os
 import sys
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
+#: The compiled passes are translated and compiled side by side, one at a time per core (a fresh
+#: install on 2 cores: about 35 s of compiling, one after the other before)
+JOBS = os.cpu_count() or 1
+
 
 class BuildExtOrWarn(build_ext):
-    """``build_ext`` that turns a failed compilation into one warning line."""
+    """``build_ext`` that turns a failed compilation into one warning line, :data:`JOBS` at once."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if self.parallel is None:
+            self.parallel = JOBS
 
     def run(self):
         try:
@@ -77,6 +87,7 @@ setup(
             ),
         ],
         compiler_directives={"language_level": 3},
+        nthreads=JOBS,
     ),
     cmdclass={"build_ext": BuildExtOrWarn},
 )
