@@ -15,6 +15,7 @@ import pytest
 
 from contentx_udf import jvm_archive
 from contentx_udf.runtime import class_archive as ca
+from contentx_udf.runtime.java import java_version_text
 
 from ..spark.cluster import JOB, REPO, loopback_env
 from ..spark.test_job import SAMPLE
@@ -109,28 +110,57 @@ def _extract(out: Path, env: dict[str, str], *extra: str) -> subprocess.Complete
     )
 
 
-@pytest.mark.spark
-def test_a_written_archive_is_mapped_by_the_job_and_a_damaged_one_ignored(tmp_path):
-    """``contentx jvm-archive`` writes the archive; the extraction job's JVM then loads Spark's
-    classes from it (the JVM's class-load log says "shared objects file (top)", the dynamic
-    archive), its console as quiet as without it; a damaged file in its place is ignored without
-    a word, even with ``--verbose`` (Spark's console back, unfiltered), and that run, whose JVM
-    maps nothing, writes the same rows.  (Two jobs after the archive's: the run with the archive
-    turned off, ``CONTENTX_JVM_ARCHIVE=off``, is tests/spark/test_driver_jvm.py's.)"""
-    directory = tmp_path / "jvm"
-    env = {**loopback_env(), ca.ARCHIVE_ENV: str(directory)}
+def _archive_of_this_install(directory: Path, env: dict[str, str]) -> Path:
+    """The archive ``contentx jvm-archive`` writes for this Java and Spark: the cache's when it
+    has been written there (``./dev.sh`` runs the command after an install, before the suite:
+    writing a second one here cost the suite about 45 s of its 2 cores), else one written into
+    ``directory`` by the command.  (Used where it is: the archive records the class path, and a
+    JVM maps it only where it was written.)"""
+    cached = ca.existing()
+    if cached is not None:
+        sidecar = json.loads(cached.with_suffix(".json").read_text())
+        assert sidecar["spark_home"] == str(ca.spark_home().resolve())  # (its metadata: this install's)
+        # the command finds it and leaves it as it is
+        again = subprocess.run(
+            [sys.executable, "-m", "contentx_udf", "jvm-archive", "--if-missing"],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            timeout=120,
+        )
+        assert again.returncode == 0 and "wrote" not in again.stderr, again.stderr[-2000:]
+        return cached
     made = subprocess.run(
         [sys.executable, "-m", "contentx_udf", "jvm-archive"],
-        env=env,  # (its JVM on the JIT's quick tier and the serial collector: jvm_archive.DUMP_JAVA_OPTIONS)
+        env={**env, ca.ARCHIVE_ENV: str(directory)},
+        # (its JVM on the JIT's quick tier and the serial collector: jvm_archive.DUMP_JAVA_OPTIONS)
         capture_output=True,
         text=True,
         cwd=REPO,
         timeout=1200,
     )
     assert made.returncode == 0, made.stderr[-2000:]
-    archives = list(directory.glob("spark-*.jsa"))
-    assert len(archives) == 1 and archives[0].stat().st_size > 10_000_000
     assert "wrote" in made.stderr
+    (written,) = directory.glob("spark-*.jsa")
+    return written
+
+
+@pytest.mark.spark
+def test_a_written_archive_is_mapped_by_the_job_and_a_damaged_one_ignored(tmp_path):
+    """``contentx jvm-archive`` writes the archive (:func:`_archive_of_this_install`: the cache's
+    when there is one); the extraction job's JVM then loads Spark's
+    classes from it (the JVM's class-load log says "shared objects file (top)", the dynamic
+    archive), its console as quiet as without it; a damaged file in its place (under the same
+    name in another archive directory) is ignored without
+    a word, even with ``--verbose`` (Spark's console back, unfiltered), and that run, whose JVM
+    maps nothing, writes the same rows.  (Two jobs after the archive's: the run with the archive
+    turned off, ``CONTENTX_JVM_ARCHIVE=off``, is tests/spark/test_driver_jvm.py's.)"""
+    archive = _archive_of_this_install(tmp_path / "jvm", loopback_env())
+    assert archive.stat().st_size > 10_000_000
+    assert archive == ca.archive_path(
+        archive.parent, ca.spark_home(), java_version_text()
+    )  # (this Java and Spark's)
+    env = {**loopback_env(), ca.ARCHIVE_ENV: str(archive.parent)}
 
     log = tmp_path / "classes.log"
     trace = f"--conf spark.driver.extraJavaOptions=-Xlog:class+load:file={log} pyspark-shell"
@@ -140,22 +170,25 @@ def test_a_written_archive_is_mapped_by_the_job_and_a_damaged_one_ignored(tmp_pa
     for noise in ("WARN", "Using incubator modules", "[Stage", "cds", "shared archive"):
         assert noise not in proc.stderr, proc.stderr[-2000:]
     summary = json.loads((tmp_path / "out" / "_summary.json").read_text())
-    assert summary["jvm_class_archive"] == f"given ({archives[0]})"
+    assert summary["jvm_class_archive"] == f"given ({archive})"
     spark_classes = [line for line in log.read_text().splitlines() if " org.apache.spark." in line]
     shared = [line for line in spark_classes if line.endswith("source: shared objects file (top)")]
     from_jars = [line for line in spark_classes if " source: file:" in line or " source: jar:" in line]
     assert len(shared) > 1000 and len(from_jars) < 0.05 * len(shared)  # (lambdas are made anew)
 
-    archives[0].chmod(0o644)
-    archives[0].write_bytes(b"not an archive" * 1000)
+    damaged_archive = tmp_path / "damaged-jvm" / archive.name
+    damaged_archive.parent.mkdir()
+    damaged_archive.write_bytes(b"not an archive" * 1000)
     log.unlink()
-    damaged = _extract(tmp_path / "damaged", {**traced, ca.ARCHIVE_ENV: str(directory)}, "--verbose")
+    damaged = _extract(
+        tmp_path / "damaged", {**traced, ca.ARCHIVE_ENV: str(damaged_archive.parent)}, "--verbose"
+    )
     assert damaged.returncode == 0, damaged.stderr[-2000:]
     # (--verbose gives Spark's console back: the JVM's own notice, unfiltered)
     assert "WARNING: Using incubator modules" in damaged.stderr and "[Stage 0:" in damaged.stderr
     assert "cds" not in damaged.stderr.lower() and "shared archive" not in damaged.stderr.lower()
     again = json.loads((tmp_path / "damaged" / "_summary.json").read_text())
-    assert again["jvm_class_archive"] == f"given ({archives[0]})"  # (given; the JVM maps nothing)
+    assert again["jvm_class_archive"] == f"given ({damaged_archive})"  # (given; the JVM maps nothing)
     loaded = [line for line in log.read_text().splitlines() if " org.apache.spark." in line]
     assert len(loaded) > 1000 and not [line for line in loaded if "shared objects file" in line]
     assert again["rows_by_method_status"] == summary["rows_by_method_status"]
