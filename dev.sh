@@ -42,15 +42,13 @@ setup() {
     # install, or when the compiled extension is missing (the editable install builds it in place)
     if [ ! -f "$VENV/.installed" ] || needs_build; then
         echo "dev.sh: installing contentx and its test dependencies into $VENV with pip, compiling" \
-            "its passes (first run: a couple of minutes on a quiet 2-core machine, more under load;" \
+            "its passes (first run: about a minute on a quiet 2-core machine, more under load;" \
             "log: $VENV/install.log)" >&2
-        # (--no-compile: Python compiles a module's bytecode when it is first imported; pip compiling
-        # every file of every package took 26 of a fresh install's 67 s on 2 cores)
-        if ! "$VENV/bin/python" -m pip install -q --no-compile -e ".[test]" >"$VENV/install.log" 2>&1; then
+        install >"$VENV/install.log" 2>&1 || {
             cat "$VENV/install.log" >&2
             echo "dev.sh: installing contentx failed (log above, also in $VENV/install.log)" >&2
             exit 1
-        fi
+        }
         touch "$VENV/.installed"
         if extension_built; then
             rm -f "$VENV/.no-extension"
@@ -62,6 +60,23 @@ setup() {
     fi
     export PYSPARK_PYTHON="${PYSPARK_PYTHON:-$PWD/$VENV/bin/python}"
     jvm_archive
+}
+
+# pip installs the dependencies of .[test] (pyproject.toml) while a second pip builds contentx
+# itself (--no-deps): the compiled passes' gcc runs while the wheels are fetched and unpacked, one
+# after the other in a single pip (a fresh install on 2 cores: 63 s, of which 28 s the build).
+# --no-compile: Python compiles a module's bytecode when it is first imported (pip compiling every
+# file of every package took 26 of a fresh install's 67 s on 2 cores).
+install() {
+    local pip=("$VENV/bin/python" -m pip install -q --no-compile)
+    "$VENV/bin/python" -c 'import tomllib
+project = tomllib.load(open("pyproject.toml", "rb"))["project"]
+print("\n".join(project["dependencies"] + project["optional-dependencies"]["test"]))' >"$VENV/requirements.txt"
+    "${pip[@]}" -r "$VENV/requirements.txt" &
+    local deps=$!
+    local built=0
+    "${pip[@]}" --no-deps -e . || built=$?
+    wait "$deps" && return "$built"
 }
 
 # The driver JVM's class archive (`contentx jvm-archive`, docs/performance.md): written once per
