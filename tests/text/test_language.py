@@ -149,3 +149,36 @@ def test_the_language_id_extension_is_built():
         pytest.skip("compiled passes turned off by CONTENTX_PURE_PYTHON")
     importlib.import_module("contentx_udf.text._lid")  # (an ImportError names what is missing)
     assert lid_status() == "compiled", lid_status()
+
+
+def test_the_quality_model_extension_is_built():
+    """The install builds text/_quality.pyx (setup.py), the predictor of the quality classifiers
+    (contentx_udf.text.classifier); the numpy code is for machines without a compiler.  Outside
+    tests/text/test_classifier.py, which skips whole without the quality extra, and whose check
+    (``model.compiled == (optional_module(...) is not None)``) also passes when the module is
+    missing, so a failed compile fails here.  The bundled language-id model (a supervised
+    fastText model, hierarchical softmax) scored by it: the numpy code's probabilities, and the
+    right language."""
+    import importlib
+    import importlib.machinery
+
+    import numpy as np
+
+    from contentx_udf.text import classifier
+    from contentx_udf.text.language import bundled_model
+
+    if os.environ.get("CONTENTX_PURE_PYTHON", "") not in ("", "0"):
+        pytest.skip("compiled passes turned off by CONTENTX_PURE_PYTHON")
+    module = importlib.import_module("contentx_udf.text._quality")  # (an ImportError names what is missing)
+    assert module.__file__.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)), module.__file__
+    model = classifier.QualityModel.open(bundled_model())
+    assert model.compiled
+    docs = [
+        "The council approved the budget for the new bridge on Tuesday.",
+        "Der Gemeinderat hat den Haushalt für die neue Brücke beschlossen.",
+    ]
+    ours = model.probabilities(docs)
+    numpy_path = classifier._PythonScorer(model.file)
+    reference = np.array([numpy_path.predict(classifier.prepare(d).encode("utf-8")) for d in docs])
+    assert np.abs(ours - reference).max() <= 1e-6
+    assert [model.labels[i] for i in ours.argmax(axis=1)] == ["__label__en", "__label__de"]

@@ -71,6 +71,30 @@ def test_shard_ids_follow_datatrove(tokenizer_file):
     assert tokens.token_dtype(65536) == "<u2" and tokens.token_dtype(65537) == "<u4"
 
 
+def test_the_token_counter_extension_is_built(tokenizer_file):
+    """The install builds text/_tokcount.pyx (setup.py), the exact byte-level counter; without it
+    :func:`tokens.counter_of` gives None and the library encodes every text, some 30 times slower.
+    Outside tests/text/test_bytelevel.py, which skips whole when ``_tokcount`` is missing, so a
+    failed compile fails here: the module is an extension, it serves this byte-level BPE, and its
+    counts are the library's."""
+    import importlib
+    import importlib.machinery
+
+    from tokenizers import Tokenizer
+
+    module = importlib.import_module("contentx_udf.text._tokcount")  # (an ImportError names what is missing)
+    assert module.__file__.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)), module.__file__
+    spec = tokens.load_spec(tokenizer_file)
+    counter = tokens.counter_of(spec)
+    assert counter is not None
+    texts = pa.array(TEXTS[:3])
+    assert not counter.library_rows(texts).any()  # every text counted by the compiled code
+    own = Tokenizer.from_file(tokenizer_file)
+    own.no_truncation()
+    expected = [len(own.encode(t, add_special_tokens=False).ids) for t in TEXTS[:3]]
+    assert tokens.count_tokens(spec, texts).to_pylist() == expected
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [(None, "no such file"), ("{", "not a tokenizers tokenizer.json"), ("[]", "not a tokenizers")],
