@@ -63,6 +63,27 @@ def test_the_reference_has_a_section_for_every_command():
     assert set(_sections(_hook().render())) == set(commands)
 
 
+def test_the_references_command_list_names_every_command():
+    """The hand-written list at the top of docs/reference.md (the generated sections follow it)
+    has a line for every command of the parser, those added later too, with its required
+    options; its links to other pages point at headings that exist."""
+    text = (DOCS / "reference.md").read_text(encoding="utf-8")
+    block = text.split("## Command line\n\n```\n", 1)[1].split("```", 1)[0]
+    lines = [line for line in block.splitlines() if line.startswith("contentx ")]
+    assert {line.split()[1] for line in lines} == set(cli.command_parsers())
+    for name, parser in _subcommands().items():
+        required = [a.option_strings[0] for a in parser._actions if a.required and a.option_strings]
+        assert any(all(f" {o} " in line for o in required) for line in lines if line.split()[1] == name), name
+    intro = text.split("```", 2)[2].split("<!-- contentx-reference -->", 1)[0]
+    links = re.findall(r"\]\(([a-z-]+\.md)(?:#([^)]+))?\)", intro)
+    assert {target for target, _ in links} >= {"corpus.md", "quality-models.md", "curation.md"}
+    for target, anchor in links:
+        assert (DOCS / target).exists(), target
+        if anchor:
+            headings = re.findall(r"^#+ (.+)$", (DOCS / target).read_text(encoding="utf-8"), flags=re.M)
+            assert anchor in {_slug(h) for h in headings}, f"{target}#{anchor}"
+
+
 @pytest.mark.parametrize("name", sorted(_subcommands()))
 def test_every_option_of_the_command_is_in_the_reference(name):
     parser = _subcommands()[name]

@@ -660,7 +660,10 @@ def test_every_command_says_its_own_name_and_what_it_requires(capsys, monkeypatc
         "evaluate": ["--gold"],
         "train": ["--gold", "--out"],
         "extract": ["FILE"],
+        "train-quality": ["--positive", "--negative", "--output"],
+        "export": ["--from", "--output", "--format"],
     }
+    assert set(required) | {"jvm-archive"} == set(cli.command_parsers())  # (jvm-archive requires nothing)
     monkeypatch.setenv("COLUMNS", "80")  # argparse wraps at the terminal's width
     for command, options in required.items():
         assert cli.main([command, "--help"]) == 0
