@@ -3,6 +3,7 @@ groups of rows (``label_rows``) one record after another or all at the end of a 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,10 @@ from contentx_udf.settings import resolve_params
 from contentx_udf.spark import worker
 from contentx_udf.text.language import detect_language, text_hash
 
+from ..warc.test_http import Flaky, serve  # noqa: F401 (a fixture)
+
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample.warc.gz"
+FAILURES = Path(__file__).resolve().parents[2] / "docs" / "failures.md"
 METHODS = ("combined", "cectd-ds")
 
 
@@ -84,3 +88,35 @@ print(json.dumps([before, rows, frozen, again, gc.get_freeze_count(), len(gc.get
     assert frozen > 20_000  # the modules and models of a worker
     assert not refroze and abs(frozen_after - frozen) < frozen // 100  # once per process
     assert tracked < frozen // 4  # what a later collection walks
+
+
+def _documented(row_start: str) -> list[str]:
+    """The `error` forms docs/failures.md's "A failed input file" table gives in the row that
+    starts with ``row_start``."""
+    text = FAILURES.read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith(f"| {row_start}"))
+    return re.findall(r"`([^`]+)`", row.split(" | ")[1])
+
+
+def test_an_unreadable_input_says_what_docs_failures_md_says(tmp_path, serve, monkeypatch):  # noqa: F811
+    """A local file not found, an HTTP 404 and an HTTP 503 that lasts past the attempts: each
+    file's one row (status ``error``, no records) begins with the form the manual gives for it,
+    ``<file>``/``<url>`` filled in (Spark-free: the worker's own function)."""
+    monkeypatch.setenv("CONTENTX_HTTP_BACKOFF", "0.001")  # (the default 6 attempts, as documented)
+    monkeypatch.delenv("CONTENTX_HTTP_ATTEMPTS", raising=False)
+    settings = worker.WorkerSettings(("cectd-ds",), {}, 1_048_576, 256)
+    missing = str(tmp_path / "gone.warc.gz")
+    [local] = _documented("unreadable: a local file not found")
+    base = serve(Flaky(b"", ["503"] * 10))
+    http = _documented("unreadable over HTTP(S)")
+    assert len(http) == 2
+    cases = [
+        (missing, local.replace("<file>", missing)),
+        (f"{base}/other.warc.gz", http[0].replace("<url>", f"{base}/other.warc.gz")),  # (404)
+        (f"{base}/file.warc.gz", http[1].replace("<url>", f"{base}/file.warc.gz")),  # (503)
+    ]
+    for location, documented in cases:
+        rows = list(worker.process_file(location, location, settings))
+        error = rows[0]["error"]
+        assert len(rows) == 2 and rows[0]["status"] == "error" and rows[1]["method"] == FILES_METHOD
+        assert error.startswith(documented), (error, documented)
