@@ -238,9 +238,10 @@ def check(built: CorpusConfig, wanted: CorpusConfig, changes: Sequence[str] = ()
     w = wanted.quality or PRESETS["none"]
     changed = changed_measure_keys(b, w)
     if changed:
+        causes = _causes(changed, changes)
         raise UserError(
-            f"{_causes(changed, changes)} would change what the build's signals measured or the text "
-            f"itself ({', '.join(changed)}); rebuild with {'it' if len(changed) == 1 else 'them'} instead"
+            f"{', '.join(causes)} would change what the build's signals measured or the text itself; "
+            f"rebuild with {'it' if len(causes) == 1 else 'them'} instead"
         )
     if built.languages and wanted.languages and not set(wanted.languages) <= set(built.languages):
         extra = sorted(set(wanted.languages) - set(built.languages))
@@ -249,14 +250,16 @@ def check(built: CorpusConfig, wanted: CorpusConfig, changes: Sequence[str] = ()
         raise UserError("the build kept only some languages; --languages must name a subset of them")
 
 
-def _causes(keys: Sequence[str], changes: Sequence[str]) -> str:
-    """The user's changes behind ``keys``: the ``--filter-set`` items naming one of them, else the
-    preset or every change made (a preset changes settings the user never named)."""
-    named = [c for c in changes if c.startswith("--filter-set ") and c.split(" ", 1)[1].split("=")[0] in keys]
-    if named:
-        return ", ".join(named)
+def _causes(keys: Sequence[str], changes: Sequence[str]) -> list[str]:
+    """The user's changes behind ``keys``, as typed and in the user's order, never a setting the
+    user did not name: for each key the ``--filter-set`` item naming it, else the preset
+    (``--filters``, which changes settings the user never named), else every change made."""
     preset = [c for c in changes if c.startswith("--filters ")]
-    return ", ".join(preset or changes) or "the build's settings"
+    set_items = {c: c.split(" ", 1)[1].split("=")[0] for c in changes if c.startswith("--filter-set ")}
+    causes: set[str] = set()
+    for key in keys:
+        causes.update([c for c, named in set_items.items() if named == key] or preset or changes)
+    return [c for c in changes if c in causes] or ["the build's settings"]
 
 
 def _judge_udf(settings, passed: Sequence[str]):

@@ -244,6 +244,7 @@ def test_where_over_the_signals_and_the_user_errors(spark, source, tmp_path, cap
         assert cli.main(args) == 2, args
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and needle in err, err
+        assert "c4.enabled" not in err, err  # (what --filters gopher implies: never named)
 
 
 GOPHER_QUALITY_RULES = ("min_words", "max_words", "min_mean_word_length", "max_mean_word_length",

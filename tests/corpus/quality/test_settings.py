@@ -180,3 +180,38 @@ def test_describe_is_plain_data():
     assert described["preset"] == "gopher"
     assert described["gopher_quality"]["stop_words"] == {"en": list(ENGLISH_STOP_WORDS)}
     assert described["c4"]["enabled"] is False
+
+
+@pytest.mark.parametrize(
+    ("changes", "causes"),
+    [
+        # a preset changes settings the user never named (here c4.enabled): only the preset is said
+        (["--filters", "gopher"], "--filters gopher would change"),
+        (["--filters", "gopher", "--where", "gq_real_words < 400"], "--filters gopher would change"),
+        (["--filter-set", "c4.policy_lines=false"], "--filter-set c4.policy_lines=false would change"),
+        # each changed setting by the change that made it, in the user's order
+        (
+            ["--filter-set", "c4.policy_lines=false", "--filters", "gopher"],
+            "--filters gopher, --filter-set c4.policy_lines=false would change",
+        ),
+    ],
+)
+def test_a_recut_the_signals_cannot_give_names_only_what_the_user_changed(changes, causes):
+    """``contentx select`` over a ``--filters fineweb`` build (Spark-free: the build's command
+    line and the re-cut's flags, as the job reads them): the one line names the user's own
+    flags as typed, and no setting the user did not name."""
+    from contentx_udf.corpus import select
+
+    args = select.build_parser().parse_args(["--from", "A", "--output", "B", *changes])
+    build = ["--input", "table", "--output", "A", "--filters", "fineweb", "--signals"]
+    built, wanted = select.configs(build, args)
+    with pytest.raises(UserError) as caught:
+        select.check(built, wanted, select.asked(args))
+    message = str(caught.value)
+    assert message.startswith(causes), message
+    assert message.endswith(
+        "would change what the build's signals measured or the text itself; rebuild with "
+        + ("them instead" if ", " in causes else "it instead")
+    )
+    assert "c4.enabled" not in message and "(" not in message
+    assert "--where" not in message  # (a change the signals can give is not a cause)
