@@ -115,6 +115,31 @@ def test_no_page_has_a_hand_written_option_table():
     assert _hook().MARKER in (DOCS / "reference.md").read_text(encoding="utf-8")
 
 
+def test_the_output_ownership_rule_is_in_the_manual_and_the_help():
+    """``--overwrite`` and ``--resume`` act only on an output contentx wrote (runtime/store.py's
+    check_owned): docs/failures.md states the rule with every marker the code recognises, the pages
+    that describe ``--overwrite`` link to it (anchors checked here too: mkdocs is not in the test
+    environment), and each command's option help says so."""
+    from contentx_udf.runtime.store import OWNER_MARKERS
+
+    failures = (DOCS / "failures.md").read_text(encoding="utf-8")
+    heading = "## Replacing an output: only what contentx wrote"
+    section = failures.split(heading, 1)[1].split("\n## ", 1)[0]
+    flat = " ".join(section.split())
+    for marker in OWNER_MARKERS:
+        assert f"`{marker}" in flat, marker
+    for command in ("run", "corpus", "select", "export"):
+        assert f"`{command}`" in flat or f"`contentx {command}`" in flat, command
+    assert "one line naming a foreign file" in flat and "nothing in it is touched" in flat
+    link = f"failures.md#{_slug(heading[3:])}"
+    for page in ("extraction.md", "corpus.md", "curation.md"):
+        assert link in (DOCS / page).read_text(encoding="utf-8"), page
+    for name in ("run", "corpus", "select", "export"):
+        helps = {a.option_strings[0]: a.help for a in _subcommands()[name]._actions if a.option_strings}
+        for option in ("--overwrite", "--resume") if name == "run" else ("--overwrite",):
+            assert "a folder holding other files is refused" in helps[option], (name, option)
+
+
 def _nav_files(nav) -> list[str]:
     out = []
     for item in nav:

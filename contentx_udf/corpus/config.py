@@ -191,7 +191,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="leave out damaged Parquet files of the input tables (counted in the report)",
     )
-    p.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace an existing output written by contentx (a folder holding other files is refused)",
+    )
     p.add_argument(
         "--signals",
         action="store_true",

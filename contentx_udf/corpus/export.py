@@ -102,7 +102,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TOKEN",
         help="datatrove: this token (e.g. '<|endoftext|>') after each document, as datatrove's eos_token",
     )
-    p.add_argument("--overwrite", action="store_true", help="replace an earlier export in DIR")
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace an earlier export in DIR (a folder holding other files is refused)",
+    )
     add_verbose_flag(p)
     return p
 

@@ -112,7 +112,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--from", dest="source", required=True, metavar="DIR", help="a corpus built with --signals"
     )
     p.add_argument("--output", required=True, metavar="DIR2", help="the re-cut corpus")
-    p.add_argument("--overwrite", action="store_true", help="replace an existing DIR2")
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace an existing DIR2 written by contentx (a folder holding other files is refused)",
+    )
     p.add_argument(
         "--filters", default=None, metavar="PRESET", help="quality filter preset (as contentx corpus)"
     )

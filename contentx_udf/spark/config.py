@@ -262,8 +262,17 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"mode of combined ({' | '.join(CHOICES['combined', 'mode'])}; default balanced): precision "
         "keeps fewer wrong lines, as pretraining corpora want; overrides [params.combined] mode",
     )
-    p.add_argument("--resume", action="store_true", help="add only the inputs not yet in the output")
-    p.add_argument("--overwrite", action="store_true", help="replace an existing output")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="add only the inputs not yet in an output written by contentx "
+        "(a folder holding other files is refused)",
+    )
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace an existing output written by contentx (a folder holding other files is refused)",
+    )
     p.add_argument(
         "--num-partitions",
         type=int,
