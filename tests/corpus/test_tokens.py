@@ -235,8 +235,16 @@ def _load(directory):
     return load_dataset(str(directory), cache_dir=str(directory.parent / f"{directory.name}-hf-cache"))
 
 
+def _snapshot(directory) -> dict[str, bytes | None]:
+    """Every path under ``directory``: a file's bytes, None for a folder."""
+    return {
+        str(p.relative_to(directory)): p.read_bytes() if p.is_file() else None
+        for p in sorted(directory.rglob("*"))
+    }
+
+
 @pytest.mark.parametrize("fmt", ["parquet", "jsonl"])
-def test_export_loads_with_datasets_as_it_is(spark, built, fmt):
+def test_export_loads_with_datasets_as_it_is(spark, built, fmt, capsys):
     args = ["--format", fmt, "--shard-size", "2KB", "--shuffle-seed", "7"]
     code, out = _export(built, f"export-{fmt}", *args)
     assert code == 0
@@ -262,6 +270,18 @@ def test_export_loads_with_datasets_as_it_is(spark, built, fmt):
     # the same seed, the same order; --overwrite replaces the earlier export only
     assert _export(built, f"export-{fmt}", *args, "--overwrite")[0] == 0
     assert _load(out)["train"]["text"] == loaded["text"]
+    # a file contentx did not write next to the finished export (at the top, or among the data
+    # files): --overwrite is refused in one line that names it, and nothing there is touched
+    foreign = "my-thesis.txt" if fmt == "parquet" else "data/notes.csv"
+    (out / foreign).write_text("mine, not contentx's")
+    before = _snapshot(out)
+    assert {"_SUCCESS", "_manifest.json", "README.md", foreign} <= set(before)
+    capsys.readouterr()
+    assert _export(built, f"export-{fmt}", *args, "--overwrite")[0] == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"contentx export: error: --output {out} holds files "), err
+    assert f"contentx did not write ({foreign}); nothing was touched" in err[0], err
+    assert _snapshot(out) == before
 
 
 def test_datatrove_shards_hold_each_documents_tokens_and_the_eos(spark, built):
