@@ -59,6 +59,10 @@ def months(tmp_path_factory) -> Path:
     second = [SAMPLE, NEW_MONTH] if NEW_MONTH.exists() else [SAMPLE]
     out = _run(EXAMPLES / "monthly_build.sh", work, "2026-11", *second)
     assert f"against 1 earlier corpora: {work / 'corpus-2026-10'}" in out.stdout
+    # contentx run and corpus as a user runs them: their own summary, no JVM or Spark noise
+    assert "\ncontentx corpus summary\n" in out.stdout, out.stdout[-3000:]
+    for noise in ("WARN", "Using incubator modules", "[Stage", "Setting default log level"):
+        assert noise not in out.stderr, out.stderr[-3000:]
     return work
 
 

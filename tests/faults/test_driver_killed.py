@@ -108,9 +108,14 @@ def test_corpus_driver_killed_in_the_duplicate_graph_then_overwrite_equals_a_ful
     # (its driver JVM on the suite's quick JIT tier and serial collector, quick_jit_env: the job up
     # to the kill costs about half the CPU; its duplicate graph still takes seconds, not 0.3 s, and
     # the test fails if the graph ended before the kill)
-    kill_in_the_duplicate_graph(
+    stages = kill_in_the_duplicate_graph(
         [sys.executable, str(CORPUS_JOB), *args, "--output", str(out)], random.Random(), 0.3, quick_jit_env()
     )
+    # its console up to the kill (the JVM's start, Spark's first stages), at the default log level:
+    # no JVM or Spark warning, no stage bar, only the job's own stage lines
+    for noise in ("WARN", "Using incubator modules", "[Stage", "Setting default log level"):
+        assert not any(noise in line for line in stages), stages
+    assert all(line.startswith("contentx corpus: ") for line in stages if line), stages
     assert not (out / "_SUCCESS").exists() and not (out / "documents").exists()
     assert list(out.glob("_staging/*/pass/_SUCCESS")), "the kill came before the first pass was staged"
 
