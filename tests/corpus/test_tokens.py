@@ -125,11 +125,30 @@ def test_counts_are_the_librarys_own_and_the_totals_their_sums(spark, built):
 
 
 def test_select_reuses_the_builds_counts_or_counts_again(spark, built, capsys):
+    """The first re-cut runs as a user runs it, ``contentx select`` in its own process at the
+    default log level: its console is quiet (no JVM or Spark warning, no stage bar, only its own
+    stage lines) and its summary says it is a re-cut, of which corpus, with what changed."""
+    import subprocess
+    import sys
+
+    from ..spark.cluster import REPO, quick_jit_env
+
     same = built["root"] / "same"
-    assert (
-        corpus_select.main(["--from", str(built["corpus"]), "--output", str(same), "--filters", "none"]) == 0
-    )
-    assert "tokens" in capsys.readouterr().out.split("kept:")[1].splitlines()[0]
+    argv = ["select", "--from", str(built["corpus"]), "--output", str(same), "--filters", "none"]
+    done = subprocess.run(
+        [sys.executable, "-m", "contentx_udf", *argv],
+        env=quick_jit_env(), capture_output=True, text=True, cwd=REPO, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    for noise in ("WARN", "Using incubator modules", "[Stage", "Setting default log level"):
+        assert noise not in done.stderr, done.stderr[-3000:]
+    lines = done.stderr.splitlines()
+    assert lines and all(line.startswith("contentx select: ") for line in lines), done.stderr[-3000:]
+    summary = done.stdout.split("\ncontentx select summary\n", 1)[1]
+    assert "contentx corpus summary" not in done.stdout
+    assert summary.startswith(f"  a re-cut of the corpus {built['corpus']} "), summary[:500]
+    assert "  changed from the build: --filters none\n" in summary, summary[:500]
+    assert "tokens" in done.stdout.split("kept:")[1].splitlines()[0]
     eos = built["root"] / "eos"
     args = ["--from", str(built["corpus"]), "--output", str(eos), "--count-eos"]
     assert corpus_select.main(args) == 0
