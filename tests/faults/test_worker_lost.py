@@ -46,12 +46,18 @@ def registered_executor_pids(cluster: StandaloneCluster) -> list[int]:
     return registered
 
 
+def alive_workers(cluster: StandaloneCluster) -> int:
+    """How many workers the master's status lists as alive."""
+    return sum(w.get("state") == "ALIVE" for w in cluster.state().get("workers", []))
+
+
 def kill_mid_run(
     cluster: StandaloneCluster, proc: subprocess.Popen, out: Path, victim: str, delay: float
 ) -> bool:
     """Once the job staged its first output and both executors registered with the driver, wait
     ``delay`` s and kill one executor JVM (``executor``) or a live worker with its executor
-    (``worker``; then a new worker joins 2 s later).  False when the job ended before the kill.
+    (``worker``; then a new worker joins, once the master has seen the killed one go: one worker
+    fewer alive in its status).  False when the job ended before the kill.
 
     The corpus job stages its output before its executors have started on a slow machine, so
     the wait is for their registration, not only for their processes."""
@@ -72,8 +78,12 @@ def kill_mid_run(
         os.kill(registered_executor_pids(cluster)[0], signal.SIGKILL)
     else:
         live = [p for p in cluster.procs[1:] if p.poll() is None]  # procs: master, workers ...
+        alive = alive_workers(cluster)
         os.killpg(live[0].pid, signal.SIGKILL)
-        time.sleep(2)
+        deadline = time.monotonic() + 120
+        while alive_workers(cluster) >= alive:  # (the master hears of it when the connection drops)
+            assert time.monotonic() < deadline, "the master did not see the killed worker go"
+            time.sleep(0.05)
         cluster.add_worker(f"worker-late-{len(cluster.procs)}")
     return True
 
