@@ -42,8 +42,14 @@ SESSION_SUBMIT_ARGS = f"--conf {_SESSION_DRIVER_OPTIONS} pyspark-shell"
 #: compiling Java code (Janino) per query: Spark's own test modes (``factoryMode``), the results
 #: the same.  Each of the suite's hundreds of small queries paid a compile it never earned back:
 #: a corpus build of 190 documents in a warm session, 5.5 -> 3.8 CPU s (with the serial
-#: collector).  The jobs the suite starts as processes keep the product's code generation.
+#: collector).  The cluster's jobs (tests/spark/cluster.py) and those of :data:`SESSION_SQL_SUBMIT_ARGS`
+#: take it too; the other jobs the suite starts as processes keep the product's code generation.
 SESSION_SQL_CONF = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"}
+
+#: :data:`SESSION_SUBMIT_ARGS` with :data:`SESSION_SQL_CONF`: a job process run as the session runs
+SESSION_SQL_SUBMIT_ARGS = (
+    " ".join(f"--conf {key}={value}" for key, value in SESSION_SQL_CONF.items()) + f" {SESSION_SUBMIT_ARGS}"
+)
 
 
 @pytest.fixture(scope="session")

@@ -17,7 +17,7 @@ import pytest
 from contentx_udf import cli
 from contentx_udf.errors import disk_full_line
 
-from ..conftest import SESSION_SQL_CONF, SESSION_SUBMIT_ARGS
+from ..conftest import SESSION_SQL_SUBMIT_ARGS
 from ..spark.cluster import CORPUS_JOB, REPO, loopback_env
 from ..spark.test_job import SAMPLE, _comparable
 from .inputs import corpus_docs, small_tmpfs
@@ -29,14 +29,6 @@ pytestmark = [pytest.mark.spark, pytest.mark.full_disk]
 #: markers, too little for the Parquet files of the sample.
 FS_KB = 512
 FREE_KB = 12
-
-#: ``PYSPARK_SUBMIT_ARGS`` of the last test's two job processes: the suite's quick JIT tier, as
-#: ``quick_jit_env`` gives (:data:`SESSION_SUBMIT_ARGS`), and its SQL engine without generated
-#: code (:data:`SESSION_SQL_CONF`, as the session and the cluster's jobs have it): what is tested is
-#: where the disk fills and what the rerun writes, and each cold job compiled its queries.
-SUBMIT_ARGS = (
-    " ".join(f"--conf {key}={value}" for key, value in SESSION_SQL_CONF.items()) + f" {SESSION_SUBMIT_ARGS}"
-)
 
 
 @pytest.fixture()
@@ -116,7 +108,9 @@ def test_corpus_with_a_full_spark_local_dir_is_one_line_and_overwrite_completes(
         "--dedup",
         "near",
     ]
-    env = loopback_env(SPARK_LOCAL_DIRS=str(mount / "local"), PYSPARK_SUBMIT_ARGS=SUBMIT_ARGS)
+    # (the session's quick JIT tier and SQL engine without generated code: what is tested is where
+    # the disk fills and what the rerun writes, and each cold job compiled its queries)
+    env = loopback_env(SPARK_LOCAL_DIRS=str(mount / "local"), PYSPARK_SUBMIT_ARGS=SESSION_SQL_SUBMIT_ARGS)
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300, cwd=REPO)
     assert done.returncode == 2, done.stderr[-3000:]
     lines = [line for line in done.stderr.splitlines() if line.startswith("contentx corpus: error:")]
