@@ -1,7 +1,9 @@
 """The extraction table's layout (``contentx run``), written by the extraction job and read by the
 corpus job, side by side:
 
-* ``DIR/_contentx/staging/<batch>`` (:data:`STAGING`) receives a batch's parts;
+* ``DIR/_contentx/staging/<batch>`` (:data:`STAGING`) receives a batch's parts, named
+  ``*.parquet.staged`` (:data:`STAGED_SUFFIX`) when the workers write them, so that no glob for
+  ``*.parquet`` reads a batch that is not committed (Spark's writer names its files ``*.parquet``);
 * :func:`commit_batch` moves them into place (``method=NAME/b<batch>-part-*.parquet``; the batch's
   file statistics, ``method=_files``, to ``DIR/_contentx/files/<batch>/*.pq``) and then writes the
   batch's marker (``DIR/_contentx/batches/<batch>.json``, :data:`MARKERS`): a part is committed
@@ -27,6 +29,12 @@ FILE_STATS = ("_contentx", "files")
 #: ``_contentx/`` by its leading underscore).
 STATS_SUFFIX = ".pq"
 STAGING = ("_contentx", "staging")
+#: Added to the name of a Parquet file staged by contentx's own writers (the workers' parts,
+#: :func:`..spark.worker.part_name`, and the driver's batch statistics,
+#: :data:`..spark.pieces.FILE_STATS_PART`) and taken off by :func:`commit_batch`: DuckDB's
+#: ``**/*.parquet`` descends into ``_contentx/`` (and hidden directories), and would otherwise
+#: read the rows of a batch that a killed run left uncommitted.
+STAGED_SUFFIX = ".staged"
 #: The ``method`` of the per-file statistics rows (``method=_files``), committed to :data:`FILE_STATS`.
 FILES_METHOD = "_files"
 
@@ -103,23 +111,29 @@ def commit_batch(
     names: list[str],
     extraction: dict[str, Any] | None = None,
 ) -> None:
-    """Move the staged parts of a batch into place, names prefixed with the batch id, then write
+    """Move the staged parts of a batch into place, names prefixed with the batch id (and
+    :data:`STAGED_SUFFIX` taken off), then write
     its marker (the input files ``names``; ``extraction``: what extracted them,
     :func:`..methods.versions.extraction_record`) and remove its staging directory."""
     for entry in store.list(*STAGING, batch_id):
         if not entry.startswith("method="):
             continue
         method = entry[len("method=") :]
-        parts = [p for p in store.list(*STAGING, batch_id, entry) if p.endswith(".parquet")]
+        # (the workers' and the driver's files: *.parquet.staged; Spark's writer's: *.parquet)
+        parts = {
+            p: p.removesuffix(STAGED_SUFFIX)
+            for p in store.list(*STAGING, batch_id, entry)
+            if p.removesuffix(STAGED_SUFFIX).endswith(".parquet")
+        }
         if method == FILES_METHOD:
             store.mkdirs(*FILE_STATS, batch_id)
-            for part in parts:
-                stats = part[: -len(".parquet")] + STATS_SUFFIX
+            for part, name in parts.items():
+                stats = name[: -len(".parquet")] + STATS_SUFFIX
                 store.rename((*STAGING, batch_id, entry, part), (*FILE_STATS, batch_id, stats))
             continue
         store.mkdirs(entry)
-        for part in parts:
-            store.rename((*STAGING, batch_id, entry, part), (entry, f"b{batch_id}-{part}"))
+        for part, name in parts.items():
+            store.rename((*STAGING, batch_id, entry, part), (entry, f"b{batch_id}-{name}"))
     store.write_text(
         json.dumps(
             {"batch": batch_id, "files": list(names), **({"extraction": extraction} if extraction else {})},

@@ -16,6 +16,8 @@ Output layout (``--output DIR``)::
     DIR/_contentx/files/<batch>/*.pq        one row per input file (counts by WARC type, errors;
                                             Parquet, named so that DIR/**/*.parquet is the table)
     DIR/_contentx/batches/<batch>.json      commit marker of a batch (its input files)
+    DIR/_contentx/staging/<batch>/          a batch before its commit (the workers' files named
+                                            *.parquet.staged: no glob for *.parquet reads them)
     DIR/_summary.json                       summary of the last run
 
 Resumability: inputs are processed in batches; a batch is written to a staging directory

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..outputs.table import FILES_METHOD
+from ..outputs.table import FILES_METHOD, STAGED_SUFFIX
 from .worker import PIECE_KEYS, is_piece, part_name
 
 #: Statistics keys that are not added up over the pieces of a file: the smallest wins.
@@ -133,8 +133,9 @@ def apply_check(staging: str, check: PieceCheck) -> None:
                 os.remove(os.path.join(directory, part))
 
 
-#: The one statistics file of a batch written by the driver (under ``method=_files``).
-FILE_STATS_PART = "part-00000.parquet"
+#: The one statistics file of a batch written by the driver (under ``method=_files``), staged as
+#: the workers' parts are (:func:`.worker.part_name`): committed as ``_contentx/files/<batch>/part-00000.pq``.
+FILE_STATS_PART = f"part-00000.parquet{STAGED_SUFFIX}"
 
 
 def write_file_stats(

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..outputs.table import FILES_METHOD
+from ..outputs.table import FILES_METHOD, STAGED_SUFFIX
 from ..runtime.worker_env import freeze_long_lived, prepare_worker
 from .inputs import crawl_and_segment
 
@@ -388,7 +388,8 @@ class _PartWriter:
     Written under a hidden temporary name and renamed when complete: the final name depends
     only on the input file's index in the batch, so a retried or speculative task replaces the
     file instead of adding a second copy, and a killed task leaves only a hidden file that no
-    reader (and no commit) picks up.
+    reader (and no commit) picks up.  The complete file is staged (:func:`part_name`: not
+    ``*.parquet`` until the batch's commit renames it).
     """
 
     def __init__(self, directory: str, name: str, schema, settings: WorkerSettings):
@@ -452,9 +453,11 @@ class _PartWriter:
 
 
 def part_name(index: int, start: int = 0, end: int = -1) -> str:
-    """The Parquet file name of an input file's rows (``index``: its place in the batch), or of a
-    piece of it (named by its start: a retried task replaces its own file)."""
-    return f"part-{index:05d}-{start:012d}.parquet" if is_piece(start, end) else f"part-{index:05d}.parquet"
+    """The staged name of the Parquet file of an input file's rows (``index``: its place in the
+    batch), or of a piece of it (named by its start: a retried task replaces its own file):
+    ``part-*.parquet`` and :data:`..outputs.table.STAGED_SUFFIX`, which the commit takes off."""
+    name = f"part-{index:05d}-{start:012d}" if is_piece(start, end) else f"part-{index:05d}"
+    return f"{name}.parquet{STAGED_SUFFIX}"
 
 
 def files_schema():

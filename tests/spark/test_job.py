@@ -246,7 +246,8 @@ def test_a_retried_file_replaces_its_parts(tmp_path):
     import pyarrow.parquet as pq
 
     parts = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
-    assert parts == ["method=cectd-ds/part-00003.parquet"]  # (the statistics row: the driver's)
+    # (the statistics row: the driver's; staged: no glob for *.parquet reads it before the commit)
+    assert parts == ["method=cectd-ds/part-00003.parquet.staged"]
     rows = sum(pq.read_metadata(tmp_path / p).num_rows for p in parts)
     assert rows == written
 
@@ -423,10 +424,10 @@ def test_worker_writer_splits_large_outputs_into_row_groups(tmp_path, monkeypatc
     settings = job_worker.WorkerSettings(("cectd-ds", "coreex"), {}, 1_048_576, 4, write_dir=str(tmp_path))
     stats = dict(job_worker.write_file_output(str(SAMPLE), "sample", 0, settings)["scores"])
     for method in ("cectd-ds", "coreex"):
-        meta = pq.read_metadata(tmp_path / f"method={method}" / "part-00000.parquet")
+        meta = pq.read_metadata(tmp_path / f"method={method}" / job_worker.part_name(0))
         assert meta.num_row_groups > 1
         assert meta.num_rows == sum(v for k, v in stats.items() if k.startswith(f"rows.{method}."))
-    table = pq.read_table(tmp_path / "method=cectd-ds" / "part-00000.parquet")
+    table = pq.read_table(tmp_path / "method=cectd-ds" / job_worker.part_name(0))
     assert "method" not in table.column_names  # the partition directory holds it
     assert table.num_rows == len(set(table.column("warc_record_offset").to_pylist()))
 
@@ -619,3 +620,70 @@ def test_the_table_reads_with_a_plain_glob_in_duckdb_pandas_pyarrow_and_spark(sp
     stats = list((out / "_contentx" / "files").rglob("*"))  # the statistics are there, as Parquet
     assert [p.suffix for p in stats if p.is_file()] == [".pq"]
     assert pq.read_table(next(p for p in stats if p.is_file())).num_rows == summary["files_processed"]
+
+
+def test_a_killed_runs_staged_batch_is_read_by_no_plain_glob(tmp_path):
+    """A run killed mid-batch leaves the batch's files in its staging area (here written by the
+    workers' and the driver's own code: an input file in two pieces and the batch's statistics):
+    DuckDB's ``**/*.parquet``, which descends into ``_contentx/``, reads the committed batch alone.
+    ``--resume``'s clean-up removes the staging; the piece check drops a piece by its staged name;
+    the commit names the parts ``*.parquet`` and the statistics ``*.pq``."""
+    import duckdb
+
+    from contentx_udf.spark.pieces import PieceCheck, apply_check, write_file_stats
+
+    out = tmp_path / "out"
+    store = job_store.LocalOutputStore(str(out))
+    first, second = "20260101T000000-aaaaaaaa", "20260101T000001-bbbbbbbb"
+    cut = 60_000  # (SAMPLE's second piece starts at a later record)
+
+    def stage(batch: str, *files: tuple[int, int, int]) -> tuple[Path, list[int]]:
+        """The staging of ``batch`` as its tasks (``files``: index, start, end of SAMPLE) and then
+        the driver write it; the rows written of each file."""
+        staging = out.joinpath(*job_table.STAGING, batch)
+        settings = job_worker.WorkerSettings(("cectd-ds",), {}, 1_048_576, 64, write_dir=str(staging))
+        stats = [
+            job_worker.write_file_output(str(SAMPLE), f"in-{index}", index, settings, start, end)
+            for index, start, end in files
+        ]
+        rows = [{**row, "scores": dict(row["scores"])} for row in stats]
+        write_file_stats(str(staging), rows, job_worker.files_schema())
+        return staging, [int(sum(v for k, v in r["scores"].items() if k.startswith("rows."))) for r in rows]
+
+    def plain_glob() -> dict[str, int]:
+        glob = f"read_parquet('{out}/**/*.parquet', hive_partitioning=true, filename=true)"
+        got = duckdb.sql(f"select filename, count(*) from {glob} group by all").fetchall()
+        return {Path(name).relative_to(out).as_posix(): n for name, n in got}
+
+    _staging, [whole] = stage(first, (0, 0, -1))
+    job_table.commit_batch(store, first, ["in-0"])
+    assert plain_glob() == {f"method=cectd-ds/b{first}-part-00000.parquet": whole} and whole > 0
+
+    # killed with the second batch staged
+    staging, _rows = stage(second, (1, 0, cut), (1, cut, -1))
+    assert plain_glob() == {f"method=cectd-ds/b{first}-part-00000.parquet": whole}
+    staged = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
+    assert staged == [
+        "method=_files/part-00000.parquet.staged",
+        "method=cectd-ds/part-00001-000000000000.parquet.staged",
+        f"method=cectd-ds/part-00001-{cut:012d}.parquet.staged",
+    ]
+
+    # --resume: the uncommitted batch is removed, the committed one's files are done
+    assert job_table.prepare_output(store, str(out), overwrite=False, resume=True) == {"in-0"}
+    assert not staging.exists()
+    assert plain_glob() == {f"method=cectd-ds/b{first}-part-00000.parquet": whole}
+
+    # the resumed run: the piece check drops the second piece, the commit names the rest
+    staging, [kept, _dropped] = stage(second, (1, 0, cut), (1, cut, -1))
+    apply_check(str(staging), PieceCheck(drop=[job_worker.part_name(1, cut, -1)]))
+    job_table.commit_batch(store, second, ["in-1"])
+    assert plain_glob() == {
+        f"method=cectd-ds/b{first}-part-00000.parquet": whole,
+        f"method=cectd-ds/b{second}-part-00001-000000000000.parquet": kept,
+    }
+    assert sorted(p.relative_to(out / "_contentx" / "files").as_posix() for p in out.rglob("*.pq")) == [
+        f"{first}/part-00000.pq",
+        f"{second}/part-00000.pq",
+    ]
+    assert not list(out.rglob("*.staged"))
