@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import UserError
+from ...paths import CONF_DIR
 from .fineweb2 import CONFIG_KEYS, ENGLISH, STOP_WORDS_FIELD, configs
 from .urls import UrlBlocklist
 
@@ -44,8 +45,8 @@ ENGLISH_STOP_WORDS = ("the", "be", "to", "of", "and", "that", "have", "with")
 #: build keeps what it kept before the filters existed; ``--filters fineweb`` is FineWeb's pipeline.
 DEFAULT_PRESET = "none"
 
-#: The repository's configuration (as ``conf/extract.toml`` for the extraction job).
-DEFAULT_CONFIG = Path(__file__).resolve().parents[3] / "conf" / "corpus.toml"
+#: The corpus jobs' configuration, ``conf/corpus.toml`` (as ``conf/extract.toml`` for the extraction job).
+DEFAULT_CONFIG = CONF_DIR / "corpus.toml"
 
 
 def _ratio(doc: str) -> Any:
