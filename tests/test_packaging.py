@@ -77,3 +77,23 @@ def test_conf_dir_of_an_installed_package_and_of_a_checkout_without_symlinks(tmp
     (checkout / "contentx_udf" / "conf").write_text("../conf")  # (git's stand-in for a link)
     shutil.copy(paths.__file__, checkout / "contentx_udf" / "paths.py")
     assert runpy.run_path(str(checkout / "contentx_udf" / "paths.py"))["CONF_DIR"] == checkout / "conf"
+
+
+def test_the_sdist_holds_the_cython_sources(monkeypatch):
+    """setup.py cythonizes the ``.pyx`` files (which cimport ``.pxd`` files): MANIFEST.in must put
+    them in the sdist (setuptools would take only the generated ``.c``), or a wheel built from the
+    sdist fails.  Read with setuptools' own manifest ``FileList``."""
+    from setuptools.command.egg_info import FileList
+
+    monkeypatch.chdir(REPO)
+    files = FileList()
+    for line in (REPO / "MANIFEST.in").read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            files.process_template_line(line)
+    sources = {
+        str(p.relative_to(REPO))
+        for pattern in ("*.pyx", "*.pxd")
+        for p in (REPO / "contentx_udf").rglob(pattern)
+    }
+    assert any(s.endswith("page/_compiled.pyx") for s in sources)
+    assert not sources - set(files.files), f"not in the sdist: {sorted(sources - set(files.files))}"
