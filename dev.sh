@@ -35,8 +35,8 @@ setup() {
     fi
     if [ ! -x "$VENV/bin/python" ]; then
         echo "dev.sh: creating $VENV (first run only)" >&2
+        # (the venv's own pip, as Python bundles it: upgrading it first cost a fresh clone 4-5 s)
         "$PYTHON" -m venv "$VENV"
-        "$VENV/bin/python" -m pip install -q --upgrade pip
     fi
     # re-install when pyproject.toml, setup.py or a compiled pass (.pyx, .pxd) changed since the last
     # install, or when the compiled extension is missing (the editable install builds it in place)
@@ -59,7 +59,7 @@ setup() {
         fi
     fi
     export PYSPARK_PYTHON="${PYSPARK_PYTHON:-$PWD/$VENV/bin/python}"
-    jvm_archive
+    if [ "${1:-}" = background ]; then jvm_archive_in_background; else jvm_archive; fi
 }
 
 # pip installs the dependencies of .[test] (pyproject.toml) while a second pip builds contentx
@@ -92,16 +92,41 @@ jvm_archive() {
     fi
 }
 
+# For the suite: the archive is written while the tests run, not before them (its JVM uses about
+# one core for 40-50 s; the suite leaves some of its 2 cores idle, and no test needs the archive
+# but tests/runtime/test_class_archive.py, which waits for it: CONTENTX_JVM_ARCHIVE_LOCK, a lock
+# the writer holds). The jobs the suite starts before it is written start without it.
+jvm_archive_in_background() {
+    [ "${CONTENTX_JVM_ARCHIVE:-}" = off ] && return 0
+    [ -f "$VENV/.no-jvm-archive" ] && [ "$VENV/.no-jvm-archive" -nt "$VENV/.installed" ] && return 0
+    [ -n "${JAVA_HOME:-}" ] || command -v java >/dev/null || return 0
+    command -v flock >/dev/null || { jvm_archive; return 0; }
+    "$VENV/bin/python" -c 'import sys; from contentx_udf.runtime.class_archive import existing
+sys.exit(existing() is None)' 2>/dev/null && return 0
+    export CONTENTX_JVM_ARCHIVE_LOCK="$PWD/$VENV/.jvm-archive.lock"
+    echo "dev.sh: writing the JVM's class archive while the tests run (once; log: $VENV/jvm-archive.log)" >&2
+    # (the lock is taken here, before the suite starts, and held by the writer until it exits)
+    exec 9>"$CONTENTX_JVM_ARCHIVE_LOCK"
+    flock 9
+    (
+        if ! "$VENV/bin/python" -m contentx_udf jvm-archive --if-missing >"$VENV/jvm-archive.log" 2>&1; then
+            touch "$VENV/.no-jvm-archive"
+        fi
+    ) &
+    exec 9>&-
+}
+
 task="${1:-}"
 shift || true
 case "$task" in
     test)
-        setup
-        # in parallel (pytest-xdist): one worker per core, at most 4 (each has its own Spark JVM,
-        # 1 GiB of heap); whole test files per worker, those starting clusters and jobs handed out
-        # first (tests/conftest.py). CONTENTX_TEST_WORKERS=0 runs in this one process; a later
-        # -n/--dist of your own wins.
-        workers="${CONTENTX_TEST_WORKERS:-$(n=$(nproc 2>/dev/null || echo 2); echo $((n < 4 ? n : 4)))}"
+        setup background
+        # in parallel (pytest-xdist): one worker more than the cores, at most 4 (each has its own
+        # Spark JVM, 1 GiB of heap; two workers on 2 cores left about a fifth of the CPU idle while
+        # their tests waited on JVMs starting, jobs and clusters); whole test files per worker, those
+        # starting clusters and jobs handed out first (tests/conftest.py). CONTENTX_TEST_WORKERS=0
+        # runs in this one process; a later -n/--dist of your own wins.
+        workers="${CONTENTX_TEST_WORKERS:-$(n=$(nproc 2>/dev/null || echo 2); echo $((n < 3 ? n + 1 : 4)))}"
         exec "$VENV/bin/python" -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder "$@"
         ;;
     sample)

@@ -4,6 +4,7 @@ archive written and mapped by a job."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shlex
@@ -115,7 +116,11 @@ def _archive_of_this_install(directory: Path, env: dict[str, str]) -> Path:
     has been written there (``./dev.sh`` runs the command after an install, before the suite:
     writing a second one here cost the suite about 45 s of its 2 cores), else one written into
     ``directory`` by the command.  (Used where it is: the archive records the class path, and a
-    JVM maps it only where it was written.)"""
+    JVM maps it only where it was written.)  ``./dev.sh test`` writes it while the suite runs,
+    holding ``CONTENTX_JVM_ARCHIVE_LOCK`` until it is done: waited for here."""
+    if lock := os.environ.get("CONTENTX_JVM_ARCHIVE_LOCK"):
+        with open(lock, "a") as held:  # (blocks until the writer has exited)
+            fcntl.flock(held, fcntl.LOCK_SH)
     cached = ca.existing()
     if cached is not None:
         sidecar = json.loads(cached.with_suffix(".json").read_text())
