@@ -38,12 +38,13 @@ setup() {
         # (the venv's own pip, as Python bundles it: upgrading it first cost a fresh clone 4-5 s)
         "$PYTHON" -m venv "$VENV"
     fi
+    bytecode_cache
     # re-install when pyproject.toml, setup.py or a compiled pass (.pyx, .pxd) changed since the last
     # install, or when the compiled extension is missing (the editable install builds it in place)
     if [ ! -f "$VENV/.installed" ] || needs_build; then
-        echo "dev.sh: installing contentx and its test dependencies into $VENV with pip, compiling" \
-            "its passes (first run: about a minute on a quiet 2-core machine, more under load;" \
-            "log: $VENV/install.log)" >&2
+        echo "dev.sh: installing contentx and its test dependencies into $VENV (uv or pip)," \
+            "compiling its passes and writing the JVM's class archive (first run: about a minute on" \
+            "a quiet 2-core machine, more under load; log: $VENV/install.log)" >&2
         install >"$VENV/install.log" 2>&1 || {
             cat "$VENV/install.log" >&2
             echo "dev.sh: installing contentx failed (log above, also in $VENV/install.log)" >&2
@@ -59,25 +60,57 @@ setup() {
         fi
     fi
     export PYSPARK_PYTHON="${PYSPARK_PYTHON:-$PWD/$VENV/bin/python}"
-    bytecode_cache
     if [ "${1:-}" = background ]; then jvm_archive_in_background; else jvm_archive; fi
 }
 
-# pip installs the dependencies of .[test] (pyproject.toml) while a second pip builds contentx
-# itself (--no-deps): the compiled passes' gcc runs while the wheels are fetched and unpacked, one
-# after the other in a single pip (a fresh install on 2 cores: 63 s, of which 28 s the build).
+# The dependencies of .[test] (pyproject.toml) are installed by uv, a fast installer from PyPI put
+# into the venv first (pip installed them in 68 s on a fresh 2-core machine, uv in 28 s), or by pip
+# where uv cannot be had or fails (CONTENTX_INSTALLER=pip: pip only). Meanwhile pip builds contentx
+# itself (--no-deps), so the compiled passes' gcc runs while the wheels are fetched. Once the
+# dependencies are in, the JVM's class archive is written beside the build (early_jvm_archive).
 # --no-compile: Python compiles a module's bytecode when it is first imported (pip compiling every
-# file of every package took 26 of a fresh install's 67 s on 2 cores).
+# file of every package took 26 of a fresh install's 67 s on 2 cores); uv compiles none either.
 install() {
     local pip=("$VENV/bin/python" -m pip install -q --no-compile)
     "$VENV/bin/python" -c 'import tomllib
 project = tomllib.load(open("pyproject.toml", "rb"))["project"]
 print("\n".join(project["dependencies"] + project["optional-dependencies"]["test"]))' >"$VENV/requirements.txt"
-    "${pip[@]}" -r "$VENV/requirements.txt" &
+    (
+        install_dependencies "$VENV/requirements.txt" || exit 1
+        early_jvm_archive
+    ) &
     local deps=$!
     local built=0
     "${pip[@]}" --no-deps -e . || built=$?
     wait "$deps" && return "$built"
+}
+
+install_dependencies() {
+    local pip=("$VENV/bin/python" -m pip install -q --no-compile)
+    if [ "${CONTENTX_INSTALLER:-uv}" != pip ] && "${pip[@]}" uv; then
+        # (pip's own index settings, where set in the environment, are uv's too)
+        local index=()
+        [ -n "${PIP_INDEX_URL:-}" ] && index+=(--index-url "$PIP_INDEX_URL")
+        [ -n "${PIP_EXTRA_INDEX_URL:-}" ] && index+=(--extra-index-url "$PIP_EXTRA_INDEX_URL")
+        if "$VENV/bin/python" -m uv pip install --python "$VENV/bin/python" -q ${index[@]+"${index[@]}"} -r "$1"; then
+            return 0
+        fi
+        echo "dev.sh: uv could not install the dependencies; pip does" >&2
+    fi
+    "${pip[@]}" -r "$1"
+}
+
+# The class archive, written during the install as soon as the dependencies are in: from the
+# sources (PYTHONPATH) while pip still compiles the passes, which the archive does not need
+# (CONTENTX_PURE_PYTHON=1: the jobs run their Python code; the archive holds the JVM's classes).
+# Its JVM uses about one core for 40 s, beside the compiler's; every job and test JVM afterwards
+# maps the archive from its start. A failure here is tried once more after the install (jvm_archive).
+early_jvm_archive() {
+    [ "${CONTENTX_JVM_ARCHIVE:-}" = off ] && return 0
+    [ -n "${JAVA_HOME:-}" ] || command -v java >/dev/null || return 0
+    PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" CONTENTX_PURE_PYTHON=1 \
+        "$VENV/bin/python" -m contentx_udf jvm-archive --if-missing >"$VENV/jvm-archive.log" 2>&1 || true
+    return 0
 }
 
 # Compiled bytecode is kept, under .venv: pip installs without it (--no-compile, above), so each
