@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 _FAR_FUTURE = "9999-12-31 00:00:00"
 
@@ -36,18 +37,17 @@ def preference(keep: str):
     ``_input``, ``warc_filename``, ``warc_record_offset`` and ``doc_id``."""
     from pyspark.sql import functions as F
 
-    fetched = F.coalesce(F.col("fetch_time"), F.to_timestamp(F.lit(_FAR_FUTURE)))
-    shorter = -F.coalesce(F.col("text_length"), F.lit(0))
+    return F.expr(preference_sql(keep))
+
+
+@lru_cache(maxsize=4)
+def preference_sql(keep: str) -> str:
+    """:func:`preference` as SQL (one expression: each Column call is a py4j round trip)."""
+    fetched = f"coalesce(fetch_time, to_timestamp('{_FAR_FUTURE}'))"
+    shorter = "-coalesce(text_length, 0)"
     first = (fetched, shorter) if keep == "first" else (shorter, fetched)
-    location = F.concat_ws(
-        "|",
-        F.col("_input").cast("string"),
-        F.col("warc_filename"),
-        F.col("warc_record_offset").cast("string"),
-    )
-    return F.struct(
-        first[0].alias("k1"), first[1].alias("k2"), location.alias("k3"), F.col("doc_id").alias("k4")
-    )
+    location = "concat_ws('|', CAST(_input AS STRING), warc_filename, CAST(warc_record_offset AS STRING))"
+    return f"struct({first[0]} AS k1, {first[1]} AS k2, {location} AS k3, doc_id AS k4)"
 
 
 @dataclass(frozen=True)
@@ -68,11 +68,11 @@ def exact_representatives(docs, carry: list[str]):
     return (
         docs.groupBy("text_hash")
         .agg(
-            F.min("pref").alias("pref"),
-            F.count("*").alias("n"),
-            *(F.min_by(c, "pref").alias(c) for c in carry),
+            F.expr("min(pref) AS pref"),
+            F.expr("count(*) AS n"),
+            *(F.expr(f"min_by({c}, pref) AS {c}") for c in carry),
         )
-        .select(F.col("pref")["k4"].alias("doc_id"), "text_hash", "pref", "n", *carry)
+        .selectExpr("pref.k4 AS doc_id", "text_hash", "pref", "n", *carry)
     )
 
 
@@ -165,36 +165,33 @@ def decide(passing, against, near: NearSettings | None, checkpoint: Callable):
             .join(clusters.withColumnRenamed("node", "doc_id"), "doc_id", "left")
             .withColumn("cluster", F.coalesce("cluster", "doc_id"))
         )
-    per_cluster = clustered.groupBy("cluster").agg(F.min("pref").alias("_best"), F.sum("n").alias("_total"))
+    per_cluster = clustered.groupBy("cluster").agg(F.expr("min(pref) AS _best"), F.expr("sum(n) AS _total"))
     fates = checkpoint(
-        clustered.join(per_cluster, "cluster").select(
+        clustered.join(per_cluster, "cluster").selectExpr(
             "doc_id",
             "text_hash",
             "n",
-            F.when(F.col("cluster") < 0, F.lit("seen_before"))
-            .when(F.col("pref") == F.col("_best"), F.lit("kept"))
-            .otherwise(F.lit("near_duplicate"))
-            .alias("outcome"),
-            F.col("_total").cast("long").alias("duplicate_count"),
+            "CASE WHEN cluster < 0 THEN 'seen_before' WHEN pref = _best THEN 'kept' "
+            "ELSE 'near_duplicate' END AS outcome",
+            "CAST(_total AS BIGINT) AS duplicate_count",
             "cluster",
         )
     )
-    kept = fates.where(F.col("outcome") == "kept").select("doc_id", "duplicate_count")
+    kept = fates.where("outcome = 'kept'").selectExpr("doc_id", "duplicate_count")
     # a representative stands for n documents: itself (its outcome) and n - 1 exact duplicates,
     # except in a cluster seen before, where all n are seen before
-    seen = F.col("outcome") == "seen_before"
     counted = fates.groupBy("outcome").agg(
-        F.sum(F.when(seen, F.col("n")).otherwise(F.lit(1))).alias("documents"),
-        F.sum(F.when(seen, F.lit(0)).otherwise(F.col("n") - 1)).alias("copies"),
+        F.expr("sum(CASE WHEN outcome = 'seen_before' THEN n ELSE 1 END) AS documents"),
+        F.expr("sum(CASE WHEN outcome = 'seen_before' THEN 0 ELSE n - 1 END) AS copies"),
     )
-    outcomes = counted.select("outcome", "documents").unionByName(
-        counted.select(F.lit("exact_duplicate").alias("outcome"), F.col("copies").alias("documents"))
+    outcomes = counted.selectExpr("outcome", "documents").unionByName(
+        counted.selectExpr("'exact_duplicate' AS outcome", "copies AS documents")
     )
     if seen_exact is not None:
         outcomes = outcomes.unionByName(
-            seen_exact.select(F.lit("seen_before").alias("outcome"), F.lit(1).cast("long").alias("documents"))
+            seen_exact.selectExpr("'seen_before' AS outcome", "CAST(1 AS BIGINT) AS documents")
         )
-    outcomes = outcomes.groupBy("outcome").agg(F.sum("documents").alias("documents"))
+    outcomes = outcomes.groupBy("outcome").agg(F.expr("sum(documents) AS documents"))
     return kept, outcomes, document_outcomes(docs, fates, seen_exact)
 
 
@@ -206,20 +203,19 @@ def document_outcomes(docs, fates, seen_exact=None):
     smallest representative's id) and ``cluster_size`` (documents in it, exact copies counted)."""
     from pyspark.sql import functions as F
 
-    groups = fates.select(
-        F.col("text_hash").alias("_hash"),
-        F.col("doc_id").alias("_rep"),
-        F.col("outcome").alias("_fate"),
-        F.col("cluster").alias("cluster"),
-        F.col("duplicate_count").alias("cluster_size"),
+    groups = fates.selectExpr(
+        "text_hash AS _hash",
+        "doc_id AS _rep",
+        "outcome AS _fate",
+        "cluster AS cluster",
+        "duplicate_count AS cluster_size",
     )
     joined = docs.join(groups, docs["text_hash"].eqNullSafe(groups["_hash"]))
     outcome = (
-        F.when(F.col("_fate") == "seen_before", F.lit("seen_before"))
-        .when(F.col("doc_id") == F.col("_rep"), F.col("_fate"))
-        .otherwise(F.lit("exact_duplicate"))
+        "CASE WHEN _fate = 'seen_before' THEN 'seen_before' WHEN doc_id = _rep THEN _fate "
+        "ELSE 'exact_duplicate' END"
     )
-    result = joined.withColumn("outcome", outcome).drop("_hash", "_rep", "_fate")
+    result = joined.withColumn("outcome", F.expr(outcome)).drop("_hash", "_rep", "_fate")
     if seen_exact is not None:
         result = result.unionByName(
             seen_exact.withColumn("outcome", F.lit("seen_before"))

@@ -34,14 +34,14 @@ def star_edges(members, bucket_cols: list[str], node: str = "node"):
 
     centres = (
         members.groupBy(*bucket_cols)
-        .agg(F.min(node).alias("_centre"), F.count("*").alias("_size"))
-        .where(F.col("_size") > 1)
-        .drop("_size")
+        .agg(F.expr(f"min({node}) AS _centre"), F.expr("count(*) AS _size"))
+        .where("_size > 1")
+        .selectExpr(*bucket_cols, "_centre")
     )
     return (
         members.join(centres, bucket_cols)
-        .where(F.col(node) != F.col("_centre"))
-        .select(F.col(node).alias("a"), F.col("_centre").alias("b"))
+        .where(f"{node} != _centre")
+        .selectExpr(f"{node} AS a", "_centre AS b")
         .distinct()
     )
 
@@ -51,16 +51,9 @@ def _large_star(edges):
     ``u`` and its neighbours."""
     from pyspark.sql import functions as F
 
-    both = edges.select(F.col("a").alias("u"), F.col("b").alias("v")).unionByName(
-        edges.select(F.col("b").alias("u"), F.col("a").alias("v"))
-    )
-    smallest = both.groupBy("u").agg(F.least(F.min("v"), F.col("u")).alias("m"))
-    return (
-        both.where(F.col("v") > F.col("u"))
-        .join(smallest, "u")
-        .select(F.col("v").alias("a"), F.col("m").alias("b"))
-        .distinct()
-    )
+    both = edges.selectExpr("a AS u", "b AS v").unionByName(edges.selectExpr("b AS u", "a AS v"))
+    smallest = both.groupBy("u").agg(F.expr("least(min(v), u) AS m"))
+    return both.where("v > u").join(smallest, "u").selectExpr("v AS a", "m AS b").distinct()
 
 
 def _small_star(edges):
@@ -68,32 +61,27 @@ def _small_star(edges):
     smallest of them."""
     from pyspark.sql import functions as F
 
-    down = edges.select(F.greatest("a", "b").alias("u"), F.least("a", "b").alias("v")).where(
-        F.col("u") != F.col("v")
-    )
-    smallest = down.groupBy("u").agg(F.min("v").alias("m"))
-    linked = down.join(smallest, "u").select(F.col("v").alias("a"), F.col("m").alias("b"))
-    return (
-        linked.where(F.col("a") != F.col("b"))
-        .unionByName(smallest.select(F.col("u").alias("a"), F.col("m").alias("b")))
-        .distinct()
-    )
+    down = edges.selectExpr("greatest(a, b) AS u", "least(a, b) AS v").where("u != v")
+    smallest = down.groupBy("u").agg(F.expr("min(v) AS m"))
+    linked = down.join(smallest, "u").selectExpr("v AS a", "m AS b")
+    return linked.where("a != b").unionByName(smallest.selectExpr("u AS a", "m AS b")).distinct()
 
 
 def _is_star_forest(edges) -> bool:
     """True when every edge ``(a, b)`` has ``a > b``, each ``a`` has one edge and no ``b`` is an ``a``:
-    each component is a star around its smallest node (a fixed point of both steps)."""
+    each component is a star around its smallest node (a fixed point of both steps).  One count:
+    an edge with ``a <= b`` makes its ``a`` a bad node too."""
     from pyspark.sql import functions as F
 
-    roles = edges.select(
-        F.col("a").alias("n"), F.lit(1).alias("child"), F.lit(0).alias("centre")
-    ).unionByName(edges.select(F.col("b").alias("n"), F.lit(0).alias("child"), F.lit(1).alias("centre")))
+    roles = edges.selectExpr("a AS n", "1 AS child", "0 AS centre", "a <= b AS wrong").unionByName(
+        edges.selectExpr("b AS n", "0 AS child", "1 AS centre", "false AS wrong")
+    )
     bad = (
         roles.groupBy("n")
-        .agg(F.sum("child").alias("c"), F.max("centre").alias("k"))
-        .where((F.col("c") > 1) | ((F.col("c") >= 1) & (F.col("k") == 1)))
+        .agg(F.expr("sum(child) AS c"), F.expr("max(centre) AS k"), F.expr("max(wrong) AS w"))
+        .where("c > 1 OR (c >= 1 AND k = 1) OR w")
     )
-    return bad.limit(1).count() == 0 and edges.where(F.col("a") <= F.col("b")).limit(1).count() == 0
+    return bad.limit(1).count() == 0
 
 
 def connected_components(edges, checkpoint: Callable | None = None, max_rounds: int = MAX_ROUNDS):
@@ -104,13 +92,9 @@ def connected_components(edges, checkpoint: Callable | None = None, max_rounds: 
     ``checkpoint`` materialises a DataFrame and cuts its lineage (``df.checkpoint()`` on a
     reliable directory, or ``df.localCheckpoint()``); it is applied to the edges after every round.
     """
-    from pyspark.sql import functions as F
-
     checkpoint = checkpoint or (lambda df: df.localCheckpoint())
     current = checkpoint(
-        edges.select(F.greatest("a", "b").alias("a"), F.least("a", "b").alias("b"))
-        .where(F.col("a") != F.col("b"))
-        .distinct()
+        edges.selectExpr("greatest(a, b) AS a", "least(a, b) AS b").where("a != b").distinct()
     )
     for _ in range(max_rounds):
         if _is_star_forest(current):
@@ -118,5 +102,5 @@ def connected_components(edges, checkpoint: Callable | None = None, max_rounds: 
         current = checkpoint(_small_star(_large_star(current)))
     else:
         raise RuntimeError(f"connected components did not converge in {max_rounds} rounds")
-    roots = current.select(F.col("b").alias("node")).distinct().withColumn("component", F.col("node"))
-    return current.select(F.col("a").alias("node"), F.col("b").alias("component")).unionByName(roots)
+    roots = current.selectExpr("b AS node").distinct().selectExpr("node", "node AS component")
+    return current.selectExpr("a AS node", "b AS component").unionByName(roots)

@@ -34,6 +34,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
+from functools import lru_cache
 from typing import Any
 
 import pyarrow as pa  # the Arrow UDF's type hints name it
@@ -97,13 +98,27 @@ def first_pass(rows, config: CorpusConfig, settings: PassSettings):
         "r",
         _pass_udf(settings)("text", "url", "language", "language_score", "drop", "url_host_name", line_keys),
     )
-    passed = F.col("r.drop").isNull() & F.col("drop").isNull()
-    measured = F.col("r.signals").isNotNull()
-    # with --signals, the text as if kept of every measured document: the staged pass becomes texts/
-    written = passed | measured if settings.signals else passed
-    rows = rows.select("*", passed.alias(PASSED), measured.alias(MEASURED), written.alias(WRITTEN))
-    models = [m.name for m in settings.models]
-    return rows.select(*(F.expr(sql).alias(name) for name, sql in pass_columns(models, settings.signals)))
+    # SQL strings, not Column objects: each Column call is a py4j round trip
+    rows = rows.selectExpr("*", *_flag_columns(settings.signals))
+    models = tuple(m.name for m in settings.models)
+    return rows.selectExpr(*_pass_select(models, settings.signals))
+
+
+@lru_cache(maxsize=4)
+def _flag_columns(signals: bool) -> tuple[str, ...]:
+    """The first pass's flags as SQL: passed every filter, measured (signals), written (with
+    ``--signals``, the text as if kept of every measured document: the staged pass becomes
+    texts/)."""
+    passed = "(r.`drop` IS NULL AND `drop` IS NULL)"
+    measured = "(r.signals IS NOT NULL)"
+    written = f"({passed} OR {measured})" if signals else passed
+    return (f"{passed} AS {PASSED}", f"{measured} AS {MEASURED}", f"{written} AS {WRITTEN}")
+
+
+@lru_cache(maxsize=16)
+def _pass_select(models: tuple[str, ...], signals: bool) -> tuple[str, ...]:
+    """The pass table's select list (:func:`.schema.pass_columns`) as SQL."""
+    return tuple(f"{sql} AS `{name}`" for name, sql in pass_columns(list(models), signals))
 
 
 def _write_first_pass(

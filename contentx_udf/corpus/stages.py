@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import pyarrow as pa  # the Arrow UDF's type hints name it
@@ -332,14 +333,15 @@ def write(run: Run, table, deduped: Deduped, texts=None, partition: str | None =
 # -- 4. report --------------------------------------------------------------------------------------
 
 
-def _length_bin():
-    from pyspark.sql import functions as F
-
+@lru_cache(maxsize=1)
+def _length_bin() -> str:
+    """The ``text_length`` bin of :data:`.report.LENGTH_BINS` as SQL (one expression: a Column
+    chain costs a py4j round trip a call); the last bin for a null length."""
     labels = length_bin_labels()
-    expr = F.lit(labels[-1])
-    for high, label in reversed(list(zip(LENGTH_BINS, labels, strict=False))):
-        expr = F.when(F.col("text_length") < high, F.lit(label)).otherwise(expr)
-    return expr
+    cases = " ".join(
+        f"WHEN text_length < {high} THEN '{label}'" for high, label in zip(LENGTH_BINS, labels, strict=False)
+    )
+    return f"CASE {cases} ELSE '{labels[-1]}' END"
 
 
 def input_summary(table, paths: Sequence[str]) -> list[dict[str, Any]]:
@@ -392,7 +394,7 @@ def report(
     # one aggregation of the kept documents: per language, length bin and duplicate count
     tokens = F.sum(TOKEN_COLUMN) if config.tokenizer else F.lit(None).cast("long")
     kept_groups = (
-        kept_df.groupBy("language", _length_bin().alias("bin"), "duplicate_count")
+        kept_df.groupBy("language", F.expr(f"{_length_bin()} AS bin"), "duplicate_count")
         .agg(
             F.count("*").alias("documents"),
             F.sum("text_length").alias("characters"),
