@@ -34,7 +34,6 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
-from functools import lru_cache
 from typing import Any
 
 import pyarrow as pa  # the Arrow UDF's type hints name it
@@ -104,7 +103,6 @@ def first_pass(rows, config: CorpusConfig, settings: PassSettings):
     return rows.selectExpr(*_pass_select(models, settings.signals))
 
 
-@lru_cache(maxsize=4)
 def _flag_columns(signals: bool) -> tuple[str, ...]:
     """The first pass's flags as SQL: passed every filter, measured (signals), written (with
     ``--signals``, the text as if kept of every measured document: the staged pass becomes
@@ -115,7 +113,6 @@ def _flag_columns(signals: bool) -> tuple[str, ...]:
     return (f"{passed} AS {PASSED}", f"{measured} AS {MEASURED}", f"{written} AS {WRITTEN}")
 
 
-@lru_cache(maxsize=16)
 def _pass_select(models: tuple[str, ...], signals: bool) -> tuple[str, ...]:
     """The pass table's select list (:func:`.schema.pass_columns`) as SQL."""
     return tuple(f"{sql} AS `{name}`" for name, sql in pass_columns(list(models), signals))

@@ -23,7 +23,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import pyarrow as pa  # the Arrow UDF's type hints name it
@@ -333,7 +332,6 @@ def write(run: Run, table, deduped: Deduped, texts=None, partition: str | None =
 # -- 4. report --------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1)
 def _length_bin() -> str:
     """The ``text_length`` bin of :data:`.report.LENGTH_BINS` as SQL (one expression: a Column
     chain costs a py4j round trip a call); the last bin for a null length."""
