@@ -141,10 +141,11 @@ jvm_archive() {
     fi
 }
 
-# For the suite: the archive is written while the tests run, not before them (its JVM uses about
-# one core for 40-50 s; the suite leaves some of its 2 cores idle, and no test needs the archive
-# but tests/runtime/test_class_archive.py, which waits for it: CONTENTX_JVM_ARCHIVE_LOCK, a lock
-# the writer holds). The jobs the suite starts before it is written start without it.
+# For the suite, when the archive is missing though the install is done (the cache was emptied, or
+# the install's attempt failed): it is written while the tests run, not before them (its JVM uses
+# about one core for 40-50 s), and tests/runtime/test_class_archive.py, the one test that needs
+# it, waits for it (CONTENTX_JVM_ARCHIVE_LOCK, a lock the writer holds). The jobs the suite starts
+# before it is written start without it (the cluster tests' JVMs cost about twice the CPU).
 jvm_archive_in_background() {
     [ "${CONTENTX_JVM_ARCHIVE:-}" = off ] && return 0
     [ -f "$VENV/.no-jvm-archive" ] && [ "$VENV/.no-jvm-archive" -nt "$VENV/.installed" ] && return 0
