@@ -65,24 +65,23 @@ setup() {
 
 # The dependencies of .[test] (pyproject.toml) are installed by uv, a fast installer from PyPI put
 # into the venv first (pip installed them in 68 s on a fresh 2-core machine, uv in 28 s), or by pip
-# where uv cannot be had or fails (CONTENTX_INSTALLER=pip: pip only). Meanwhile pip builds contentx
-# itself (--no-deps), so the compiled passes' gcc runs while the wheels are fetched. Once the
-# dependencies are in, the JVM's class archive is written beside the build (early_jvm_archive).
+# where uv cannot be had or fails (CONTENTX_INSTALLER=pip: pip only). Then pip builds contentx
+# itself (--no-deps) while the JVM's class archive is written beside it (early_jvm_archive): the
+# archive's JVM uses about one core for 40 s, the compiler the other (run beside uv instead, the
+# compiler slowed it from 28 to 50 s, and the archive waited for both).
 # --no-compile: Python compiles a module's bytecode when it is first imported (pip compiling every
 # file of every package took 26 of a fresh install's 67 s on 2 cores); uv compiles none either.
 install() {
-    local pip=("$VENV/bin/python" -m pip install -q --no-compile)
     "$VENV/bin/python" -c 'import tomllib
 project = tomllib.load(open("pyproject.toml", "rb"))["project"]
 print("\n".join(project["dependencies"] + project["optional-dependencies"]["test"]))' >"$VENV/requirements.txt"
-    (
-        install_dependencies "$VENV/requirements.txt" || exit 1
-        early_jvm_archive
-    ) &
-    local deps=$!
+    install_dependencies "$VENV/requirements.txt" || return 1
+    early_jvm_archive &
+    local archive=$!
     local built=0
-    "${pip[@]}" --no-deps -e . || built=$?
-    wait "$deps" && return "$built"
+    "$VENV/bin/python" -m pip install -q --no-compile --no-deps -e . || built=$?
+    wait "$archive"
+    return "$built"
 }
 
 install_dependencies() {
@@ -101,7 +100,7 @@ install_dependencies() {
 }
 
 # The class archive, written during the install as soon as the dependencies are in: from the
-# sources (PYTHONPATH) while pip still compiles the passes, which the archive does not need
+# sources (PYTHONPATH) while pip compiles the passes, which the archive does not need
 # (CONTENTX_PURE_PYTHON=1: the jobs run their Python code; the archive holds the JVM's classes).
 # Its JVM uses about one core for 40 s, beside the compiler's; every job and test JVM afterwards
 # maps the archive from its start. A failure here is tried once more after the install (jvm_archive).
