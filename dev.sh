@@ -79,7 +79,8 @@ print("\n".join(project["dependencies"] + project["optional-dependencies"]["test
     early_jvm_archive &
     local archive=$!
     local built=0
-    "$VENV/bin/python" -m pip install -q --no-compile --no-deps -e . || built=$?
+    # (the compiler niced: the archive's JVM, the longer of the two, keeps its core)
+    nice -n 10 "$VENV/bin/python" -m pip install -q --no-compile --no-deps -e . || built=$?
     wait "$archive"
     return "$built"
 }
