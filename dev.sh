@@ -43,8 +43,8 @@ setup() {
     # install, or when the compiled extension is missing (the editable install builds it in place)
     if [ ! -f "$VENV/.installed" ] || needs_build; then
         echo "dev.sh: installing contentx and its test dependencies into $VENV (uv or pip)," \
-            "compiling its passes and writing the JVM's class archive (first run: about a minute on" \
-            "a quiet 2-core machine, more under load; log: $VENV/install.log)" >&2
+            "compiling its passes and writing the JVM's class archive (first run: about 1.5 minutes" \
+            "on a quiet 2-core machine, more under load; log: $VENV/install.log)" >&2
         install >"$VENV/install.log" 2>&1 || {
             cat "$VENV/install.log" >&2
             echo "dev.sh: installing contentx failed (log above, also in $VENV/install.log)" >&2
