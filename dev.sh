@@ -100,14 +100,24 @@ install_dependencies() {
     "${pip[@]}" -r "$1"
 }
 
+# Whether a class archive can be written: not turned off, and a Java to write it with.
+jvm_archive_possible() {
+    [ "${CONTENTX_JVM_ARCHIVE:-}" != off ] && { [ -n "${JAVA_HOME:-}" ] || command -v java >/dev/null; }
+}
+
+# ... and not failed since the last install (not retried until the next).
+jvm_archive_wanted() {
+    jvm_archive_possible || return 1
+    ! { [ -f "$VENV/.no-jvm-archive" ] && [ "$VENV/.no-jvm-archive" -nt "$VENV/.installed" ]; }
+}
+
 # The class archive, written during the install as soon as the dependencies are in: from the
 # sources (PYTHONPATH) while pip compiles the passes, which the archive does not need
 # (CONTENTX_PURE_PYTHON=1: the jobs run their Python code; the archive holds the JVM's classes).
 # Its JVM uses about one core for 40 s, beside the compiler's; every job and test JVM afterwards
 # maps the archive from its start. A failure here is tried once more after the install (jvm_archive).
 early_jvm_archive() {
-    [ "${CONTENTX_JVM_ARCHIVE:-}" = off ] && return 0
-    [ -n "${JAVA_HOME:-}" ] || command -v java >/dev/null || return 0
+    jvm_archive_possible || return 0
     PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" CONTENTX_PURE_PYTHON=1 \
         "$VENV/bin/python" -m contentx_udf jvm-archive --if-missing >"$VENV/jvm-archive.log" 2>&1 || true
     return 0
@@ -132,9 +142,7 @@ bytecode_cache() {
 # Java and Spark install, then every job's JVM starts about 4 s sooner. Not retried after a
 # failure until the next install; CONTENTX_JVM_ARCHIVE=off skips it.
 jvm_archive() {
-    [ "${CONTENTX_JVM_ARCHIVE:-}" = off ] && return 0
-    [ -f "$VENV/.no-jvm-archive" ] && [ "$VENV/.no-jvm-archive" -nt "$VENV/.installed" ] && return 0
-    [ -n "${JAVA_HOME:-}" ] || command -v java >/dev/null || return 0
+    jvm_archive_wanted || return 0
     if ! "$VENV/bin/python" -m contentx_udf jvm-archive --if-missing; then
         touch "$VENV/.no-jvm-archive"
         echo "dev.sh: no JVM class archive: jobs start a few seconds slower" >&2
@@ -147,9 +155,7 @@ jvm_archive() {
 # it, waits for it (CONTENTX_JVM_ARCHIVE_LOCK, a lock the writer holds). The jobs the suite starts
 # before it is written start without it (the cluster tests' JVMs cost about twice the CPU).
 jvm_archive_in_background() {
-    [ "${CONTENTX_JVM_ARCHIVE:-}" = off ] && return 0
-    [ -f "$VENV/.no-jvm-archive" ] && [ "$VENV/.no-jvm-archive" -nt "$VENV/.installed" ] && return 0
-    [ -n "${JAVA_HOME:-}" ] || command -v java >/dev/null || return 0
+    jvm_archive_wanted || return 0
     command -v flock >/dev/null || { jvm_archive; return 0; }
     "$VENV/bin/python" -c 'import sys; from contentx_udf.runtime.class_archive import existing
 sys.exit(existing() is None)' 2>/dev/null && return 0
