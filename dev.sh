@@ -65,23 +65,25 @@ setup() {
 
 # The dependencies of .[test] (pyproject.toml) are installed by uv, a fast installer from PyPI put
 # into the venv first (pip installed them in 68 s on a fresh 2-core machine, uv in 28 s), or by pip
-# where uv cannot be had or fails (CONTENTX_INSTALLER=pip: pip only). Then pip builds contentx
-# itself (--no-deps) while the JVM's class archive is written beside it (early_jvm_archive): the
-# archive's JVM uses about one core for 40 s, the compiler the other (run beside uv instead, the
-# compiler slowed it from 28 to 50 s, and the archive waited for both).
+# where uv cannot be had or fails (CONTENTX_INSTALLER=pip: pip only). Beside them, from the start,
+# pip builds contentx itself (--no-deps: its compiled passes need only the build's own Cython),
+# niced, so that the installer keeps its core; then the JVM's class archive is written
+# (early_jvm_archive, about 40 s of one core) while the compiler finishes. Measured from empty
+# caches on the 2-core machine, alternating: the install 67-91 s (4 runs, mean 80 s), against
+# 81-103 s (mean 90 s) with the compiler started after the dependencies, beside the archive.
 # --no-compile: Python compiles a module's bytecode when it is first imported (pip compiling every
 # file of every package took 26 of a fresh install's 67 s on 2 cores); uv compiles none either.
 install() {
     "$VENV/bin/python" -c 'import tomllib
 project = tomllib.load(open("pyproject.toml", "rb"))["project"]
 print("\n".join(project["dependencies"] + project["optional-dependencies"]["test"]))' >"$VENV/requirements.txt"
-    install_dependencies "$VENV/requirements.txt" || return 1
-    early_jvm_archive &
-    local archive=$!
-    local built=0
-    # (the compiler niced: the archive's JVM, the longer of the two, keeps its core)
-    nice -n 10 "$VENV/bin/python" -m pip install -q --no-compile --no-deps -e . || built=$?
-    wait "$archive"
+    nice -n 10 "$VENV/bin/python" -m pip install -q --no-compile --no-deps -e . &
+    local compiler=$!
+    local built=0 dependencies=0
+    install_dependencies "$VENV/requirements.txt" || dependencies=$?
+    if [ "$dependencies" -eq 0 ]; then early_jvm_archive; fi
+    wait "$compiler" || built=$?
+    [ "$dependencies" -eq 0 ] || return "$dependencies"
     return "$built"
 }
 
