@@ -30,7 +30,7 @@ from contentx_udf import cli
 from contentx_udf.corpus import job as corpus_job
 from contentx_udf.corpus.config import CorpusConfig
 
-from ..conftest import SESSION_SUBMIT_ARGS
+from ..conftest import SESSION_SQL_SUBMIT_ARGS
 from .tables import DATE, article, month_table, table_row, texts_of, write_table
 
 pytestmark = pytest.mark.spark
@@ -239,9 +239,10 @@ def test_a_killed_run_leaves_no_finished_corpus_and_a_rerun_gives_the_same(
     out = tmp_path / "out"
     env = dict(os.environ)
     env.pop("SPARK_CONF_DIR", None)
-    # the job's driver JVM compiles with the JIT's quick tier, as the suite's session (the JVM's
-    # options as a user gives them: the run is small, and what is tested is where it is killed)
-    env.setdefault("PYSPARK_SUBMIT_ARGS", SESSION_SUBMIT_ARGS)
+    # the job runs as the suite's session: its driver JVM compiles with the JIT's quick tier, its SQL
+    # expressions are evaluated without generated code (given as a user gives Spark settings: the
+    # run is small, and what is tested is where it is killed)
+    env.setdefault("PYSPARK_SUBMIT_ARGS", SESSION_SQL_SUBMIT_ARGS)
     cmd = [
         sys.executable,
         str(REPO / "jobs" / "build_corpus.py"),
