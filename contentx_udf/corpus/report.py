@@ -12,6 +12,8 @@ from __future__ import annotations
 import copy
 import io
 import json
+import threading
+from collections import OrderedDict
 from concurrent.futures import Future
 from typing import Any, Protocol
 
@@ -85,10 +87,34 @@ PLOT_ENTRIES = (
 )
 
 
+#: How many distinct sets of plotted entries keep their plots in a process (:func:`render_plots`)
+DRAWN_KEPT = 8
+_drawn: OrderedDict[str, tuple[tuple[str, bytes], ...]] = OrderedDict()
+_drawn_lock = threading.Lock()
+
+
 def render_plots(report: dict[str, Any]) -> list[tuple[str, bytes]]:
     """The report's PNG plots, ``(file name, bytes)``, from its :data:`PLOT_ENTRIES`.  matplotlib's
     object API only (no pyplot state), so a background thread may draw them while the job still
-    counts (:func:`start_plots`).  Raises ImportError without matplotlib."""
+    counts (:func:`start_plots`).  Raises ImportError without matplotlib.
+
+    The plots are a function of those entries alone, so a process that builds several corpora (a
+    notebook's re-cuts, the test suite's session) draws the same entries once: the last
+    :data:`DRAWN_KEPT` distinct ones keep their plots (about half a second of CPU each)."""
+    key = json.dumps([report[name] for name in PLOT_ENTRIES], default=str)
+    with _drawn_lock:
+        drawn = _drawn.get(key)
+    if drawn is None:
+        drawn = tuple(_draw_plots(report))
+        with _drawn_lock:
+            _drawn[key] = drawn
+            while len(_drawn) > DRAWN_KEPT:
+                _drawn.popitem(last=False)
+    return list(drawn)
+
+
+def _draw_plots(report: dict[str, Any]) -> list[tuple[str, bytes]]:
+    """:func:`render_plots` without the memory: matplotlib draws each figure."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -101,6 +127,9 @@ def render_plots(report: dict[str, Any]) -> list[tuple[str, bytes]]:
 
     def save(fig: Figure, name: str) -> None:
         fig.tight_layout()
+        # (tight_layout leaves a placeholder layout engine, for which savefig lays the figure out
+        # once more before drawing it: without it, the same bytes for 15 % less of the plots' CPU)
+        fig.set_layout_engine(None)
         png = io.BytesIO()
         fig.savefig(png, format="png", dpi=90)
         made.append((name, png.getvalue()))

@@ -29,3 +29,28 @@ def test_background_plots_are_the_plots_and_read_a_copy():
     # the same figures as drawn in the foreground from the entries as they were
     assert [len(p) for _, p in drawn] == [len(p) for _, p in render_plots(ENTRIES)]
     assert set(PLOT_ENTRIES) == set(ENTRIES)
+
+
+def test_the_same_entries_are_drawn_once_and_others_again(monkeypatch):
+    """A process building several corpora draws each distinct set of plotted entries once; other
+    entries are drawn (and differ), and only the last DRAWN_KEPT sets are kept."""
+    import contentx_udf.corpus.report as report
+
+    drawn: list[int] = []
+    draw = report._draw_plots
+
+    def counted(entries):
+        drawn.append(entries["kept"])
+        return draw(entries)
+
+    monkeypatch.setattr(report, "_draw_plots", counted)
+    monkeypatch.setattr(report, "_drawn", type(report._drawn)())
+    first = render_plots({**ENTRIES, "kept": 1001})
+    assert render_plots({**ENTRIES, "kept": 1001}) == first and drawn == [1001]
+    other = render_plots({**ENTRIES, "kept": 1002})  # the dropped plot's title names what was kept
+    assert drawn == [1001, 1002] and dict(other)["dropped.png"] != dict(first)["dropped.png"]
+    assert dict(other)["languages.png"] == dict(first)["languages.png"]
+    for kept in range(report.DRAWN_KEPT):
+        render_plots({**ENTRIES, "kept": kept})
+    assert render_plots({**ENTRIES, "kept": 1001}) == first and drawn[-1] == 1001  # forgotten, drawn again
+    assert len(report._drawn) == report.DRAWN_KEPT
