@@ -127,8 +127,9 @@ def _draw_plots(report: dict[str, Any]) -> list[tuple[str, bytes]]:
 
     def save(fig: Figure, name: str) -> None:
         fig.tight_layout()
-        # (tight_layout leaves a placeholder layout engine, for which savefig lays the figure out
-        # once more before drawing it: without it, the same bytes for 15 % less of the plots' CPU)
+        # tight_layout() leaves a placeholder layout engine on the figure, and savefig() lays out a
+        # figure that has an engine once more before drawing it. The layout is final here, so the
+        # engine is removed: the PNG's bytes are the same, and a report's plots cost 15 % less CPU.
         fig.set_layout_engine(None)
         png = io.BytesIO()
         fig.savefig(png, format="png", dpi=90)
