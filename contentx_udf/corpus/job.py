@@ -273,6 +273,7 @@ def run(config: CorpusConfig, spark, progress: Callable[[str], None] | None = No
             f"{', '.join(present) or 'none'}"
         )
     against, notes = earlier_corpora(spark, config)
+    notes = inputs.notes() + notes
     run_dir = new_run_dir()
     run = Run(spark, config, store, run_dir, checkpointer(spark, store, run_dir), say, started)
     table, lines = build(run, inputs, pass_settings(config, models))

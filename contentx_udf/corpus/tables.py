@@ -6,7 +6,8 @@ Every check goes through Hadoop's ``FileSystem`` (the JVM gateway), so local pat
 * an extraction table must be **committed**: every part file belongs to a batch with a commit
   marker (``_contentx/batches/<batch>.json``) and no batch is being staged
   (``_contentx/staging/``), so a table that is still being written, or whose run was killed, is
-  refused (``contentx run --resume`` finishes it);
+  refused (``contentx run --resume`` finishes it); a table whose run stopped between batches (batch
+  markers, no ``_summary.json``) is read, and the summary and report say it is unfinished;
 * its Parquet files must be **whole**: each ends with the ``PAR1`` magic after a footer that
   parses (one read of its last 64 KB), and a file damaged inside is named when Spark fails to
   read it.  A damaged file is named in one line; with ``skip_damaged`` the table is read without
@@ -117,6 +118,17 @@ class InputTables:
 
     tables: list[Table] = field(default_factory=list)
     damaged: list[DamagedFile] = field(default_factory=list)
+    #: ``(path, committed batches)`` of the tables whose run has not finished (no ``_summary.json``).
+    unfinished: list[tuple[str, int]] = field(default_factory=list)
+
+    def notes(self) -> list[str]:
+        """What the report and the summary say of the unfinished tables read."""
+        return [
+            f"--input {path} is unfinished (no _summary.json: its run was killed or is still "
+            f"running); built from its {batches} committed batch(es) only; `contentx run --resume` "
+            "finishes it"
+            for path, batches in self.unfinished
+        ]
 
     def frame(self, spark):
         """The union of the tables (their :data:`REQUIRED_COLUMNS` and ``_input``), or None."""
@@ -305,6 +317,8 @@ def read_tables(
     for index, path in enumerate(inputs):
         store = _store(spark, path, "--input", "table")
         parts = _committed_parts(store, path, method)
+        if not store.exists("_summary.json"):  # committed batches, the run not finished
+            found.unfinished.append((path, sum(n.endswith(".json") for n in store.list(*MARKERS))))
         bad = find_damaged(store, parts)
         if bad and not skip_damaged:
             names = ", ".join(d.path for d in bad[:3]) + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")

@@ -86,6 +86,14 @@ def prepare_output(
     return done
 
 
+def reopen(store: OutputStore | LocalOutputStore) -> None:
+    """Before a run adds batches to a finished table: its ``_summary.json`` goes, so that until the
+    run writes its own the table reads as unfinished (a killed ``--resume`` leaves no summary of the
+    run before it).  A table of the version before batch markers keeps it (it marks the table)."""
+    if store.exists(MARKERS[0]):
+        store.delete("_summary.json")
+
+
 def extraction_records(store: OutputStore | LocalOutputStore) -> list[dict[str, Any] | None]:
     """What extracted each committed batch of a table (its marker's ``extraction``; None for a
     batch written before contentx recorded it), each distinct record once, in batch order."""

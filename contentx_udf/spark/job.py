@@ -18,7 +18,8 @@ Output layout (``--output DIR``)::
     DIR/_contentx/batches/<batch>.json      commit marker of a batch (its input files)
     DIR/_contentx/staging/<batch>/          a batch before its commit (the workers' files named
                                             *.parquet.staged: no glob for *.parquet reads them)
-    DIR/_summary.json                       summary of the last run
+    DIR/_summary.json                       summary of the last run (written last; a run that adds
+                                            batches removes it first: no summary, not finished)
 
 Resumability: inputs are processed in batches; a batch is written to a staging directory
 and moved into place, then its commit marker is written.  ``--resume`` first deletes every
@@ -39,7 +40,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import UserError, job_main
-from ..outputs.table import FILES_METHOD, STAGING, commit_batch, prepare_output
+from ..outputs.table import FILES_METHOD, STAGING, commit_batch, prepare_output, reopen
 from ..runtime import class_archive
 from ..runtime.java import check_java
 from ..runtime.session import spark_session
@@ -255,6 +256,8 @@ def run(config: JobConfig, spark=None, files: list[tuple[str, str]] | None = Non
     store = output_store(spark, config.output)
     done = prepare_output(store, config.output, config.overwrite, config.resume)
     todo = [f for f in files if f[1] not in done]
+    if todo:
+        reopen(store)
     size = config.files_per_batch or len(todo) or 1
     stats_rows = []
     with Progress(

@@ -168,6 +168,27 @@ def test_page_types_keep_the_pages_whose_most_probable_type_is_listed(spark, sit
     assert "page types product" in (tmp_path / "corpus" / "report.md").read_text()
 
 
+def test_a_table_whose_run_did_not_finish_is_built_and_said_unfinished(spark, site_table, tmp_path, capsys):
+    """Batch markers and no ``_summary.json``: a run killed between batches (or still running).  The
+    corpus is built from the committed batches, and the summary and report say so."""
+    table = tmp_path / "table"
+    shutil.copytree(site_table, table)
+    (table / "_summary.json").unlink()
+    out = tmp_path / "corpus"
+    code = cli.main(
+        ["corpus", "--input", str(table), "--output", str(out), "--method", "cectd-ds", "--dedup", "exact"]
+    )
+    assert code == 0
+    note = (
+        f"--input {table} is unfinished (no _summary.json: its run was killed or is still running); "
+        "built from its 1 committed batch(es) only; `contentx run --resume` finishes it"
+    )
+    assert f"  note: {note}" in capsys.readouterr().out.splitlines()
+    report = json.loads((out / "_report.json").read_text())
+    assert report["notes"] == [note] and report["input_rows"] == 8
+    assert f"Note: {note}" in (out / "report.md").read_text()
+
+
 def test_exact_dedup_across_copies_of_a_warc(spark, tmp_path, capsys):
     copies = tmp_path / "warcs"
     copies.mkdir()
@@ -186,6 +207,7 @@ def test_exact_dedup_across_copies_of_a_warc(spark, tmp_path, capsys):
     printed = capsys.readouterr().out
     report = json.loads((tmp_path / "corpus" / "_report.json").read_text())
     assert f"kept: {distinct} documents" in printed
+    assert "unfinished" not in printed and not report["notes"]  # the job's table is finished
     assert report["kept"] == distinct and report["dropped"]["exact_duplicate"] == 2 * distinct
     kept = pq.read_table(str(tmp_path / "corpus" / "documents")).to_pylist()
     assert len({r["text_hash"] for r in kept}) == len(kept) == distinct

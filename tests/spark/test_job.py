@@ -292,6 +292,31 @@ def test_resume_after_a_killed_run_gives_the_uninterrupted_table(spark, tmp_path
     assert _comparable(spark, killed) == _comparable(spark, full)
 
 
+def test_a_resume_that_adds_batches_takes_the_old_summary_away_until_done(spark, tmp_path, monkeypatch):
+    """A ``--resume`` killed before its new batch commits leaves no ``_summary.json`` of the run
+    before it: the table reads as unfinished (the corpus job says so) until a run finishes it."""
+    a, b = tmp_path / "a.warc.gz", tmp_path / "b.warc.gz"
+    shutil.copy(SAMPLE, a)
+    shutil.copy(SAMPLE, b)
+    out = tmp_path / "out"
+    job.run(config([a], out, methods=("cectd-ds",)), spark=spark)
+    again = job.run(config([a], out, methods=("cectd-ds",), resume=True), spark=spark)
+    assert again["files_processed"] == 0 and (out / "_summary.json").exists()  # nothing to add: kept
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt  # the driver stopped before the new batch's marker
+
+    monkeypatch.setattr(job, "run_batch", killed)
+    with pytest.raises(KeyboardInterrupt):
+        job.run(config([a, b], out, methods=("cectd-ds",), resume=True), spark=spark)
+    assert not (out / "_summary.json").exists()
+    assert len(list((out / "_contentx" / "batches").glob("*.json"))) == 1
+    monkeypatch.undo()
+    summary = job.run(config([a, b], out, methods=("cectd-ds",), resume=True), spark=spark)
+    assert summary["files_already_done"] == 1 and summary["files_processed"] == 1
+    assert json.loads((out / "_summary.json").read_text())["files_processed"] == 1
+
+
 def test_growing_input_list_processes_only_new_files(spark, tmp_path):
     a = tmp_path / "a.warc.gz"
     b = tmp_path / "b.warc.gz"
