@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -57,6 +58,30 @@ def test_the_daemon_module_starts_no_thread_and_imports_no_numpy():
     assert out.stdout.split() == ["1", "False", "False"]
 
 
+def test_the_daemon_preloads_the_workers_imports_without_starting_a_thread():
+    """:func:`preload` (the daemon, before it forks): every preloaded module imported, still one
+    thread (numpy's OpenBLAS and pyarrow's jemalloc would start theirs), the heap frozen."""
+    code = (
+        "import gc, os, sys; from contentx_udf.spark.daemon import PRELOADED, preload; "
+        "loaded = preload(); "
+        "print(len(os.listdir('/proc/self/task')), loaded == list(PRELOADED), "
+        "all(m in sys.modules for m in PRELOADED), gc.get_freeze_count() > 10000)"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "JE_ARROW_MALLOC_CONF")}
+    env.pop("OMP_NUM_THREADS", None)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert out.stdout.split() == ["1", "True", "True", "True"]
+    # without the settings, the same imports start threads: the check above can fail
+    started = subprocess.run(
+        [sys.executable, "-c", "import os, numpy, pyarrow; print(len(os.listdir('/proc/self/task')))"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    assert int(started.stdout) > 1
+
+
 def test_the_package_names_still_import():
     import contentx_udf
     from contentx_udf import DEFAULT_METHOD, METHODS, extract
@@ -73,4 +98,9 @@ def test_the_workers_import_the_installed_pyspark(spark):
 
     where = spark.sparkContext.parallelize([0], 1).map(lambda _: __import__("pyspark").__file__).collect()
     assert where == [pyspark.__file__]
+    # ... and forks them after its preload: its settings are in their environment
+    seen = spark.sparkContext.parallelize([0], 1).map(
+        lambda _: __import__("os").environ.get("JE_ARROW_MALLOC_CONF")
+    )
+    assert seen.collect() == ["background_thread:false"]
     assert ".zip" not in where[0]
