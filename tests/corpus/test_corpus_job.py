@@ -13,6 +13,7 @@ import pytest
 from contentx_udf import cli
 from contentx_udf.corpus import job as corpus_job
 from contentx_udf.corpus.config import CorpusConfig
+from contentx_udf.errors import UserError
 from contentx_udf.spark import job as extract_job
 from contentx_udf.spark.config import JobConfig
 
@@ -187,6 +188,40 @@ def test_a_table_whose_run_did_not_finish_is_built_and_said_unfinished(spark, si
     report = json.loads((out / "_report.json").read_text())
     assert report["notes"] == [note] and report["input_rows"] == 8
     assert f"Note: {note}" in (out / "report.md").read_text()
+
+
+def test_a_small_local_build_launches_a_short_driver_jvm(site_table, tmp_path, monkeypatch, capsys):
+    """Local inputs of at most SHORT_BUILD_MAX_BYTES of Parquet (``--against`` corpora counted):
+    the quick JIT tier and the serial collector; another filesystem or a missing path: the JVM's
+    defaults (no Spark here: the options are chosen before the JVM starts)."""
+    short = corpus_job.SHORT_BUILD_JAVA_OPTIONS
+    assert short == "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+    small = CorpusConfig(inputs=[str(site_table)], output=str(tmp_path / "out"))
+    assert corpus_job.driver_java_options(small) == short
+    size = sum(f.stat().st_size for f in site_table.rglob("*.parquet"))
+    assert size > 0
+    assert corpus_job.small_local_inputs(small, limit=size)
+    assert not corpus_job.small_local_inputs(small, limit=size - 1)
+    against = CorpusConfig(inputs=[str(site_table)], against=[str(site_table)], output=str(tmp_path / "o"))
+    assert corpus_job.small_local_inputs(against, limit=2 * size)
+    assert not corpus_job.small_local_inputs(against, limit=2 * size - 1)
+    assert corpus_job.driver_java_options(CorpusConfig(inputs=[f"file://{site_table}"], output="o")) == short
+    for elsewhere in ("viewfs://cluster/table", str(tmp_path / "missing")):
+        assert corpus_job.driver_java_options(CorpusConfig(inputs=[elsewhere], output="o")) == ""
+    # `contentx corpus` launches its JVM with them
+    launched = []
+
+    def spark_session(name, options="", verbose=False):
+        launched.append(options)
+        raise UserError("stopped before the JVM")
+
+    monkeypatch.setattr(corpus_job, "spark_session", spark_session)
+    monkeypatch.setattr(corpus_job, "check_java", lambda: None)
+    assert cli.main(["corpus", "--input", str(site_table), "--output", str(tmp_path / "c")]) == 2
+    assert launched == [short] and "stopped before the JVM" in capsys.readouterr().err
+    monkeypatch.setattr(corpus_job, "SHORT_BUILD_MAX_BYTES", size - 1)
+    assert cli.main(["corpus", "--input", str(site_table), "--output", str(tmp_path / "c")]) == 2
+    assert launched == [short, ""]
 
 
 def test_exact_dedup_across_copies_of_a_warc(spark, tmp_path, capsys):
