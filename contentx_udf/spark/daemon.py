@@ -11,7 +11,7 @@ before PySpark is imported.  A cluster's own ``SPARK_HOME`` is left alone.  The 
 of a local session: 2.2 → 1.0 s (docs/performance.md, "Python workers' start").
 
 The daemon then imports, once, what every worker it forks imports first (:data:`PRELOADED`:
-numpy, pyarrow, pandas, PySpark's worker and contentx's worker code), and freezes them out of the
+numpy, pyarrow, pandas, PySpark's worker and the extraction's worker module), and freezes them out of the
 garbage collector (``gc.freeze``, as CPython's documentation advises before a fork).  Each forked
 worker starts with them: about 0.5 CPU-s a worker before (the suite forks about a hundred).  The
 imports start no thread (:func:`preload`): numpy's OpenBLAS and pyarrow's jemalloc would each start
@@ -49,15 +49,10 @@ def installed_first(path: Sequence[str]) -> list[str]:
 
 
 #: Imported by the daemon before it forks (in this order); one that fails to import is left to
-#: the worker that needs it.
-PRELOADED = (
-    "numpy",
-    "pyarrow",
-    "pandas",
-    "pyspark.worker",
-    "contentx_udf.spark.worker",
-    "contentx_udf.corpus.per_document",
-)
+#: the worker that needs it.  Libraries only, and this package's own worker module: the daemon
+#: serves every job's workers and names no job above this layer (a job's own modules, about
+#: 0.1 CPU-s a worker, are imported by its workers).
+PRELOADED = ("numpy", "pyarrow", "pandas", "pyspark.worker", "contentx_udf.spark.worker")
 #: Set (unless set already) before :data:`PRELOADED` is imported, so that no import starts a thread:
 #: OpenBLAS starts its pool when loaded, pyarrow's bundled jemalloc its purging thread.
 SINGLE_THREADED = {"OPENBLAS_NUM_THREADS": "1", "JE_ARROW_MALLOC_CONF": "background_thread:false"}
