@@ -42,7 +42,7 @@ from ..errors import UserError, job_main
 from ..runtime.console import StageLines
 from ..runtime.java import check_java
 from ..runtime.session import SHORT_JOB_JAVA_OPTIONS, arrow_batch_rows, spark_session
-from ..runtime.store import check_local_output
+from ..runtime.store import check_local_output, is_remote, local_path
 from .config import CorpusConfig, build_config, build_parser
 from .filters import with_drop_reason
 from .line_dedup import LinePlan
@@ -304,15 +304,13 @@ def small_local_inputs(config: CorpusConfig, limit: int | None = None) -> bool:
     ``limit`` (:data:`SHORT_BUILD_MAX_BYTES`) bytes of Parquet files (False for another
     filesystem, or a path that is not there: the job says so in its own words)."""
     from pathlib import Path
-    from urllib.parse import urlparse
 
     limit = SHORT_BUILD_MAX_BYTES if limit is None else limit
     total = 0
     for path in (*config.inputs, *config.against):
-        parsed = urlparse(path)
-        if parsed.scheme not in ("", "file"):
+        if is_remote(path):
             return False
-        root = Path(parsed.path if parsed.scheme else path)
+        root = Path(local_path(path))
         if not root.is_dir():
             return False
         for part in root.rglob("*.parquet"):

@@ -127,9 +127,10 @@ def _draw_plots(report: dict[str, Any]) -> list[tuple[str, bytes]]:
 
     def save(fig: Figure, name: str) -> None:
         fig.tight_layout()
-        # tight_layout() leaves a placeholder layout engine on the figure, and savefig() lays out a
-        # figure that has an engine once more before drawing it. The layout is final here, so the
-        # engine is removed: the PNG's bytes are the same, and a report's plots cost 15 % less CPU.
+        # tight_layout() leaves matplotlib's inert layout engine on the figure (its class is
+        # PlaceholderLayoutEngine), and savefig() lays out any figure that has an engine once more
+        # before drawing it. The layout is final here, so the engine is removed: the PNG's bytes
+        # are the same, and a report's plots cost 15 % less CPU.
         fig.set_layout_engine(None)
         png = io.BytesIO()
         fig.savefig(png, format="png", dpi=90)

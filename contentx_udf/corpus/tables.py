@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import UserError
-from ..outputs.table import MARKERS, STAGING, batch_of, extraction_records
+from ..outputs.table import STAGING, batch_of, committed_batches, extraction_records
 from ..runtime.store import OutputStore
 
 #: Columns an extraction table must have for the corpus job.
@@ -274,7 +274,7 @@ def _committed_parts(store: OutputStore, path: str, method: str | None) -> list[
     partitions = [p for p in store.list() if p.startswith("method=")]
     if not partitions:
         raise UserError(f"{path} is not an extraction table (no method=<m> partition directories)")
-    markers = {n[: -len(".json")] for n in store.list(*MARKERS) if n.endswith(".json")}
+    markers = committed_batches(store)
     if not markers and not store.exists("_summary.json"):
         raise UserError(
             f"{path} has no commit marker (_contentx/batches/): it is still being written, or not "
@@ -318,7 +318,7 @@ def read_tables(
         store = _store(spark, path, "--input", "table")
         parts = _committed_parts(store, path, method)
         if not store.exists("_summary.json"):  # committed batches, the run not finished
-            found.unfinished.append((path, sum(n.endswith(".json") for n in store.list(*MARKERS))))
+            found.unfinished.append((path, len(committed_batches(store))))
         bad = find_damaged(store, parts)
         if bad and not skip_damaged:
             names = ", ".join(d.path for d in bad[:3]) + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")

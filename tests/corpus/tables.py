@@ -53,9 +53,9 @@ def table_row(url: str, text: str | None, *, status: str = "ok", day: int = 1, o
 BATCH = "20240501T000000-0000abcd"
 
 
-def write_table(directory, method: str, rows: list[dict], batch: str = BATCH, finished: bool = True) -> None:
+def write_table(directory, method: str, rows: list[dict], batch: str = BATCH) -> None:
     """An extraction table as the job writes it: method=<m>/b<batch>-part.parquet with the job's
-    schema, the batch's commit marker and (``finished``) the run's ``_summary.json``."""
+    schema, the batch's commit marker and the run's ``_summary.json``."""
     schema = arrow_schema()
     schema = schema.remove(schema.get_field_index("method"))
     part = directory / f"method={method}"
@@ -65,8 +65,7 @@ def write_table(directory, method: str, rows: list[dict], batch: str = BATCH, fi
     markers = directory / "_contentx" / "batches"
     markers.mkdir(parents=True, exist_ok=True)
     (markers / f"{batch}.json").write_text(json.dumps({"batch": batch, "files": ["crawl.warc.gz"]}))
-    if finished:
-        (directory / "_summary.json").write_text(json.dumps({"input_files": 1, "files_processed": 1}))
+    (directory / "_summary.json").write_text(json.dumps({"input_files": 1, "files_processed": 1}))
 
 
 DATE = "Published on 3 May 2024 by the city desk."
