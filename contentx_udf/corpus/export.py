@@ -30,7 +30,7 @@ from ..errors import UserError, job_main
 from ..runtime.console import add_verbose_flag
 from ..runtime.java import check_java
 from ..runtime.session import spark_session
-from ..runtime.store import OutputStore, check_owned
+from ..runtime.store import Store, check_owned
 from .card import README, card
 from .shards import (
     EXPORT_COLUMNS,
@@ -126,7 +126,7 @@ def check_args(args: argparse.Namespace):
     return spec, eos_id, size
 
 
-def check_source(spark, source: str) -> tuple[OutputStore, dict[str, Any]]:
+def check_source(spark, source: str) -> tuple[Store, dict[str, Any]]:
     """The corpus's store and report; UserError when it is not a finished corpus."""
     store = open_store(spark, source, "--from")
     if not store.exists() or store.is_file():
@@ -142,7 +142,7 @@ def check_source(spark, source: str) -> tuple[OutputStore, dict[str, Any]]:
     return store, json.loads(store.read_text("_report.json"))
 
 
-def prepare_output(spark, args, source: OutputStore) -> OutputStore:
+def prepare_output(spark, args, source: Store) -> Store:
     """The output's store: refused when it is the corpus, a file, or holds anything but an earlier
     export (``--overwrite`` replaces only that); a killed export's staging removed."""
     store = open_store(spark, args.output, "--output", "written")
@@ -219,7 +219,7 @@ def shard_count(fmt: str, report: dict[str, Any], spec, size: int) -> int:
     return max(1, min(documents, math.ceil(estimate / size)))
 
 
-def export_frame(spark, source: OutputStore, seed: int | None, shards: int):
+def export_frame(spark, source: Store, seed: int | None, shards: int):
     """The documents in their export order, in ``shards`` ranges (one per task), with the
     :data:`EXPORT_COLUMNS` the corpus has and its ``quality_*`` columns."""
     from pyspark.sql import functions as F
@@ -334,7 +334,7 @@ def _rows_for_spark(fmt: str, spec, count_eos: bool, counts):
     return run
 
 
-def write_with_spark(spark, frame, fmt: str, store: OutputStore, run_dir, spec, count_eos: bool) -> list:
+def write_with_spark(spark, frame, fmt: str, store: Store, run_dir, spec, count_eos: bool) -> list:
     """The export's files written by Spark's writers through Hadoop's FileSystem (a filesystem
     pyarrow cannot write, e.g. ``viewfs://``): Parquet (zstd) or gzip text of JSON lines, one file
     per range; each file's documents and tokens from an accumulator of the writing tasks, its
@@ -402,7 +402,7 @@ def run(args: argparse.Namespace, spark) -> dict[str, Any]:
     return manifest
 
 
-def commit(store: OutputStore, run_dir, args, report, rows, spec, eos_id) -> dict[str, Any]:
+def commit(store: Store, run_dir, args, report, rows, spec, eos_id) -> dict[str, Any]:
     """The staged files moved into place under their final names, then the manifest, the card and
     ``_SUCCESS`` (last); an earlier export's files removed first."""
     check_owned(store, args.output)  # again, right before the earlier export is replaced

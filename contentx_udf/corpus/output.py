@@ -13,7 +13,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from ..errors import UserError
-from ..runtime.store import OutputStore, check_owned
+from ..runtime.store import Store, check_owned
 from .card import README, card
 from .config import CorpusConfig
 from .report import write_report
@@ -23,7 +23,7 @@ from .tables import CORPUS_FORMAT, SUCCESS, open_store
 STAGING = "_staging"
 
 
-def prepare_output(spark, config: CorpusConfig) -> OutputStore:
+def prepare_output(spark, config: CorpusConfig) -> Store:
     """The output's store.  Refuses an output that is an input or an earlier corpus, that exists
     without ``--overwrite``, or that holds anything contentx did not write (:func:`check_owned`);
     removes what killed runs left staged."""
@@ -48,14 +48,14 @@ def new_run_dir() -> tuple[str, ...]:
     return (STAGING, time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:8])
 
 
-def checkpointer(spark, store: OutputStore, run_dir: tuple[str, ...]):
+def checkpointer(spark, store: Store, run_dir: tuple[str, ...]):
     """Reliable checkpoints under the run's staging directory (on the output's filesystem)."""
     spark.sparkContext.setCheckpointDir(store.uri(*run_dir, "checkpoints"))
     return lambda df: df.checkpoint(eager=True)
 
 
 def commit(
-    store: OutputStore,
+    store: Store,
     run_dir: tuple[str, ...],
     report: dict[str, Any],
     signals: bool = False,

@@ -24,7 +24,7 @@ from .scores import markdown as scores_markdown
 
 
 class Store(Protocol):
-    """Where the report goes (:class:`contentx_udf.runtime.store.OutputStore`)."""
+    """Where the report goes (:data:`contentx_udf.runtime.store.Store`)."""
 
     def write_text(self, text: str, *parts: str) -> None: ...
 

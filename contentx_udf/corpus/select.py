@@ -38,7 +38,7 @@ from ..errors import UserError, job_main
 from ..runtime.console import StageLines, add_verbose_flag
 from ..runtime.java import check_java
 from ..runtime.session import SHORT_JOB_JAVA_OPTIONS, arrow_batch_rows, spark_session
-from ..runtime.store import LocalOutputStore, OutputStore, check_local_output, local_store
+from ..runtime.store import Store, check_local_output, local_store
 from .config import CorpusConfig, add_token_arguments, config_from_argv
 from .cuts import BUCKET, DEFAULT_BINS, WEIGHTS, Request, needs_counts, parse_request
 from .cuts import apply as apply_cuts
@@ -531,7 +531,7 @@ def run(args: argparse.Namespace, spark, progress: Callable[[str], None] | None 
             df.unpersist()
 
 
-def check_source(source: OutputStore | LocalOutputStore, args: argparse.Namespace) -> CorpusConfig:
+def check_source(source: Store, args: argparse.Namespace) -> CorpusConfig:
     """The re-cut's configuration, once ``--from`` is checked: a finished corpus built with
     ``--signals`` of this version, and a re-cut its signals can give (:func:`check`); UserError
     else.  Before Spark starts (a local ``--from``) and again in the job."""

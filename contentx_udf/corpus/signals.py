@@ -20,7 +20,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ..runtime.store import OutputStore
+from ..runtime.store import Store
 from .quality.signals import SIGNALS
 from .quality.verdicts import ratio  # noqa: F401  (the rules' ratio; :func:`failing_counts` follows it)
 from .scores import PREFIX as SCORE_PREFIX
@@ -120,7 +120,7 @@ def signal_columns(scores: Sequence[str] = ()) -> list[str]:
     ]
 
 
-def write_signals(table, per_document, store: OutputStore, run_dir: tuple[str, ...], argv) -> None:
+def write_signals(table, per_document, store: Store, run_dir: tuple[str, ...], argv) -> None:
     """Write ``signals/`` under ``run_dir`` (staged) from the pass ``table`` and the dedup
     ``per_document`` outcomes (``doc_id, outcome, cluster, cluster_size``).  ``texts/`` is the
     staged pass itself, moved into place at commit (:func:`.output.commit`): no text is written twice."""
@@ -133,7 +133,7 @@ def write_signals(table, per_document, store: OutputStore, run_dir: tuple[str, .
     )
 
 
-def read_build(store: OutputStore) -> dict[str, Any] | None:
+def read_build(store: Store) -> dict[str, Any] | None:
     """The build's ``_build.json`` (None when the corpus has no signals)."""
     if not store.exists("signals", BUILD_FILE):
         return None

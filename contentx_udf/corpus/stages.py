@@ -28,7 +28,7 @@ from typing import Any
 import pyarrow as pa  # the Arrow UDF's type hints name it
 
 from ..runtime import background, class_archive
-from ..runtime.store import OutputStore
+from ..runtime.store import Store
 from . import final_touches
 from . import output as corpus_output
 from .by_language import KEPT, check_totals, per_language, reason_counts, token_totals
@@ -62,7 +62,7 @@ class Run:
 
     spark: Any
     config: CorpusConfig
-    store: OutputStore
+    store: Store
     run_dir: tuple[str, ...]
     checkpoint: Callable
     say: Callable[[str], None]

@@ -31,7 +31,7 @@ from typing import Any
 
 from ..errors import UserError
 from ..outputs.table import STAGING, batch_of, committed_batches, extraction_records
-from ..runtime.store import OutputStore
+from ..runtime.store import Store, output_store
 
 #: Columns an extraction table must have for the corpus job.
 REQUIRED_COLUMNS = (
@@ -171,7 +171,7 @@ class InputTables:
         One listing per partition directory, as the check made."""
         folders = []
         for table in self.tables:
-            store = OutputStore(spark, table.root)
+            store = output_store(spark, table.root)
             relative = {uri: uri[len(table.root) :].lstrip("/") for uri in table.files}
             for folder in sorted({r.rsplit("/", 1)[0] for r in relative.values()}):
                 mine = {u: r.rsplit("/", 1)[1] for u, r in relative.items() if r.rsplit("/", 1)[0] == folder}
@@ -192,8 +192,8 @@ class InputTables:
 
         rows = None
         try:
-            store = OutputStore(spark, uri)
-            length = int(store.fs.getFileStatus(store.path()).getLen())
+            store = output_store(spark, uri)
+            length = store.length()
             tail = store.read_range(max(0, length - TAIL_BYTES), min(length, TAIL_BYTES))
             footer_length = struct.unpack("<I", tail[-8:-4])[0]
             footer = tail[len(tail) - 8 - footer_length : -8]
@@ -212,18 +212,18 @@ def _describe(error: BaseException) -> str:
     return (text[0] if text else type(error).__name__)[:200]
 
 
-def open_store(spark, path: str, what: str, verb: str = "read") -> OutputStore:
+def open_store(spark, path: str, what: str, verb: str = "read") -> Store:
     """A store on ``path``'s filesystem; UserError when it cannot be reached (a bad URI, a scheme
     without a connector, denied access, a missing bucket)."""
     try:
-        store = OutputStore(spark, path)
+        store = output_store(spark, path)
         store.exists()
         return store
     except Exception as exc:
         raise UserError(f"{what} {path}: cannot be {verb} ({_describe(exc)})") from None
 
 
-def _store(spark, path: str, what: str, noun: str) -> OutputStore:
+def _store(spark, path: str, what: str, noun: str) -> Store:
     store = open_store(spark, path, what)
     try:
         exists = store.exists()
@@ -236,7 +236,7 @@ def _store(spark, path: str, what: str, noun: str) -> OutputStore:
     return store
 
 
-def check_parquet_file(store: OutputStore, relative: str, length: int) -> DamagedFile | None:
+def check_parquet_file(store: Store, relative: str, length: int) -> DamagedFile | None:
     """None when the file is whole (a ``PAR1`` footer that parses), else why not.  One read of the
     file's last :data:`TAIL_BYTES` holds the footer of a table part (a second read when not)."""
     import pyarrow as pa
@@ -268,7 +268,7 @@ def check_parquet_file(store: OutputStore, relative: str, length: int) -> Damage
     return None
 
 
-def _committed_parts(store: OutputStore, path: str, method: str | None) -> list[tuple[str, int, int]]:
+def _committed_parts(store: Store, path: str, method: str | None) -> list[tuple[str, int, int]]:
     """``(relative path, length, modification time)`` of the table's part files, as listed;
     UserError when the table is not committed."""
     partitions = [p for p in store.list() if p.startswith("method=")]
@@ -302,7 +302,7 @@ def _committed_parts(store: OutputStore, path: str, method: str | None) -> list[
     return parts
 
 
-def find_damaged(store: OutputStore, parts: list[tuple[str, int, int]]) -> list[DamagedFile]:
+def find_damaged(store: Store, parts: list[tuple[str, int, int]]) -> list[DamagedFile]:
     with ThreadPoolExecutor(max_workers=CHECK_THREADS) as pool:
         found = pool.map(lambda p: check_parquet_file(store, p[0], p[1]), parts)
         return [d for d in found if d is not None]
@@ -344,7 +344,7 @@ def extraction_of(spark, paths: Sequence[str]) -> list[list[dict[str, Any] | Non
     out = []
     for path in paths:
         try:
-            out.append(extraction_records(OutputStore(spark, path)))
+            out.append(extraction_records(output_store(spark, path)))
         except Exception:  # noqa: BLE001 (a table read a moment ago: the card says "not recorded")
             out.append([])
     return out
@@ -354,7 +354,7 @@ def methods_in(spark, inputs: list[str]) -> list[str]:
     """The methods (partition directories) of the tables: for the "method not in the tables" line."""
     found = set()
     for path in inputs:
-        found.update(p[len("method=") :] for p in OutputStore(spark, path).list() if p.startswith("method="))
+        found.update(p[len("method=") :] for p in output_store(spark, path).list() if p.startswith("method="))
     return sorted(found)
 
 

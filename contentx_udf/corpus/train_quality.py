@@ -179,10 +179,10 @@ def read_source(spark, source: str, option: str):
     missing, of no known kind, or without a ``text`` column."""
     from pyspark.sql import functions as F
 
-    from ..runtime.store import OutputStore
+    from ..runtime.store import output_store
     from .tables import read_tables
 
-    store = OutputStore(spark, source)
+    store = output_store(spark, source)
     if not store.exists():
         raise UserError(f"{option} {source}: no such file or directory")
     names = [] if store.is_file() else store.list()

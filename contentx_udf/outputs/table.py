@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from ..errors import UserError
-from ..runtime.store import LocalOutputStore, OutputStore, check_owned
+from ..runtime.store import Store, check_owned
 
 MARKERS = ("_contentx", "batches")
 FILE_STATS = ("_contentx", "files")
@@ -39,14 +39,12 @@ STAGED_SUFFIX = ".staged"
 FILES_METHOD = "_files"
 
 
-def committed_batches(store: OutputStore | LocalOutputStore) -> set[str]:
+def committed_batches(store: Store) -> set[str]:
     """The ids of the batches whose marker is written."""
     return {name[: -len(".json")] for name in store.list(*MARKERS) if name.endswith(".json")}
 
 
-def prepare_output(
-    store: OutputStore | LocalOutputStore, output: str, overwrite: bool, resume: bool
-) -> set[str]:
+def prepare_output(store: Store, output: str, overwrite: bool, resume: bool) -> set[str]:
     """Check/clean the output location ``output`` (``--overwrite``, ``--resume``); return the input
     files already done (``--resume``)."""
     if store.is_file():
@@ -86,7 +84,7 @@ def prepare_output(
     return done
 
 
-def reopen(store: OutputStore | LocalOutputStore) -> None:
+def reopen(store: Store) -> None:
     """Before a run adds batches to a finished table: its ``_summary.json`` goes, so that until the
     run writes its own the table reads as unfinished (a killed ``--resume`` leaves no summary of the
     run before it).  A table of the version before batch markers keeps it (it marks the table)."""
@@ -94,7 +92,7 @@ def reopen(store: OutputStore | LocalOutputStore) -> None:
         store.delete("_summary.json")
 
 
-def extraction_records(store: OutputStore | LocalOutputStore) -> list[dict[str, Any] | None]:
+def extraction_records(store: Store) -> list[dict[str, Any] | None]:
     """What extracted each committed batch of a table (its marker's ``extraction``; None for a
     batch written before contentx recorded it), each distinct record once, in batch order."""
     found: list[dict[str, Any] | None] = []
@@ -114,7 +112,7 @@ def batch_of(part_name: str) -> str | None:
 
 
 def commit_batch(
-    store: OutputStore | LocalOutputStore,
+    store: Store,
     batch_id: str,
     names: list[str],
     extraction: dict[str, Any] | None = None,

@@ -25,8 +25,10 @@ def is_remote(path: str) -> bool:
 
 
 def local_path(path: str) -> str:
-    """A local path or ``file://`` URL as a local path."""
-    return path[len("file://") :] if path.startswith("file://") else path
+    """A local path, ``file://`` URL or ``file:/`` URI (as Hadoop qualifies a local path) as a local path."""
+    if path.startswith("file://"):
+        return path[len("file://") :]
+    return path[len("file:") :] if path.startswith("file:/") else path
 
 
 class OutputStore:
@@ -102,6 +104,10 @@ class OutputStore:
         finally:
             stream.close()
 
+    def length(self, *parts: str) -> int:
+        """A file's length in bytes."""
+        return int(self.fs.getFileStatus(self.path(*parts)).getLen())
+
     def files(self, *parts: str) -> list[tuple[str, int]]:
         """``(name, length)`` of the files (not directories) directly under a directory."""
         p = self.path(*parts)
@@ -141,10 +147,14 @@ class OutputStore:
 
 
 class LocalOutputStore:
-    """The same operations as :class:`OutputStore` with the os module, for local outputs.
+    """The same operations as :class:`OutputStore` with the os module, for local paths (the outputs
+    and inputs of every command: extraction tables, corpora, exports).
 
-    Moving a batch's part files is many small renames: through py4j and Hadoop's checksummed
-    local filesystem each costs tens of milliseconds, with ``os.rename`` microseconds.
+    Through py4j and Hadoop's local filesystem each operation is a call into the JVM, and Hadoop
+    without its native library starts a process for some of them: ``chmod`` for each file it
+    creates, ``ls -ld`` for each file a recursive listing returns (about 4.5 ms of CPU each).
+    Moving a batch's part files is many small renames: tens of milliseconds each through Hadoop's
+    checksummed local filesystem, microseconds with ``os.rename``.
     """
 
     def __init__(self, output: str):
@@ -165,9 +175,9 @@ class LocalOutputStore:
 
     def delete(self, *parts: str) -> None:
         path = self.local(*parts)
-        if os.path.isdir(path):
+        if os.path.isdir(path) and not os.path.islink(path):
             shutil.rmtree(path)
-        elif os.path.exists(path):
+        elif os.path.lexists(path):
             os.remove(path)
 
     def mkdirs(self, *parts: str) -> None:
@@ -177,12 +187,16 @@ class LocalOutputStore:
         os.rename(self.local(*src), self.local(*dst))
 
     def write_text(self, text: str, *parts: str) -> None:
+        self.write_bytes(text.encode("utf-8"), *parts)
+
+    def write_bytes(self, data: bytes, *parts: str) -> None:
+        """Written to ``NAME.tmp``, synced, then renamed over ``NAME``: a file is either whole or absent."""
         path = self.local(*parts)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = path + ".tmp"
         try:
-            with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            with open(tmp, "wb") as fh:
+                fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
         except OSError as exc:  # a full disk: leave no half-written file behind, name the file
@@ -197,14 +211,57 @@ class LocalOutputStore:
         with open(self.local(*parts), encoding="utf-8") as fh:
             return fh.read()
 
+    def read_bytes(self, *parts: str) -> bytes:
+        with open(self.local(*parts), "rb") as fh:
+            return fh.read()
+
+    def read_range(self, offset: int, length: int, *parts: str) -> bytes:
+        """``length`` bytes from ``offset`` of a file (fewer at its end)."""
+        with open(self.local(*parts), "rb") as fh:
+            fh.seek(offset)
+            return fh.read(length)
+
+    def length(self, *parts: str) -> int:
+        """A file's length in bytes."""
+        return os.stat(self.local(*parts)).st_size
+
+    def files(self, *parts: str) -> list[tuple[str, int]]:
+        """``(name, length)`` of the files (not directories) directly under a directory."""
+        return [(name, length) for name, length, _mtime in self.stamps(*parts)]
+
+    def stamps(self, *parts: str) -> list[tuple[str, int, int]]:
+        """``(name, length, modification time in ms)`` of the files directly under a directory
+        (symbolic links followed, as Hadoop's listing follows them)."""
+        path = self.local(*parts)
+        if not os.path.isdir(path):
+            return []
+        out = []
+        with os.scandir(path) as entries:
+            for entry in entries:
+                with contextlib.suppress(FileNotFoundError):  # (removed since the listing)
+                    if entry.is_file():
+                        st = entry.stat()
+                        out.append((entry.name, st.st_size, st.st_mtime_ns // 1_000_000))
+        return sorted(out)
+
+    def uri(self, *parts: str) -> str:
+        """The qualified URI of a path under the root, as Hadoop qualifies a local path
+        (``file:/abs/path``; Spark's readers and writers take it)."""
+        return "file:" + os.path.abspath(self.local(*parts))
+
     def walk(self, *parts: str) -> list[str]:
-        """The paths (relative to the root, ``/``-separated) of every file under a directory."""
+        """The paths (relative to the root, ``/``-separated) of every file under a directory
+        (symbolic links to folders followed, as Hadoop's recursive listing follows them)."""
         top = self.local(*parts)
         out = []
-        for folder, _, names in os.walk(top):
+        for folder, _, names in os.walk(top, followlinks=True):
             rel = os.path.relpath(folder, self.output)
             out += [name if rel == "." else f"{rel}/{name}".replace(os.sep, "/") for name in names]
         return sorted(out)
+
+
+#: Either store: the os module's for local paths, Hadoop's FileSystem for the others.
+Store = OutputStore | LocalOutputStore
 
 
 def local_store(path: str) -> LocalOutputStore | None:
@@ -212,8 +269,9 @@ def local_store(path: str) -> LocalOutputStore | None:
     return None if is_remote(path) else LocalOutputStore(path)
 
 
-def output_store(spark, output: str) -> OutputStore | LocalOutputStore:
-    """A local store for local paths (fast renames), Hadoop's FileSystem for everything else."""
+def output_store(spark, output: str) -> Store:
+    """The store of a path, read or written: :class:`LocalOutputStore` for a local path or
+    ``file:`` URI, Hadoop's FileSystem (:class:`OutputStore`) for every other scheme."""
     if not is_remote(output):
         return LocalOutputStore(output)
     return OutputStore(spark, output)

@@ -44,7 +44,7 @@ from ..outputs.table import FILES_METHOD, STAGING, commit_batch, prepare_output,
 from ..runtime import class_archive
 from ..runtime.java import check_java
 from ..runtime.session import spark_session
-from ..runtime.store import LocalOutputStore, OutputStore, check_local_output, local_path, output_store
+from ..runtime.store import Store, check_local_output, local_path, output_store
 from .config import JobConfig, build_config, build_parser, check_lid_model, output_writer
 from .inputs import expand_inputs, files_of_tasks, input_tasks, task_frame
 from .pieces import apply_check, check_pieces, write_file_stats
@@ -108,7 +108,7 @@ def worker_memory_mb(config: JobConfig) -> int:
 
 def run_batch(
     spark,
-    store: OutputStore | LocalOutputStore,
+    store: Store,
     files: list[tuple[str, str]],
     config: JobConfig,
     batch_id: str,
