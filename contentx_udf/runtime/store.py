@@ -285,25 +285,32 @@ OWNED_PATHS = (
     # the extraction table (:func:`commit_batch`)
     "method=*/b*.parquet",
     "_contentx/**",
-    "_summary.json",
-    "_summary.json.tmp",
     # the corpus (contentx_udf.corpus.job): Spark's directories, the report, the commit marker
     *(
         f"{folder}/{name}"
         for folder in ("documents", "signals", "texts")
         for name in ("part-*", "_SUCCESS", ".*.crc")
     ),
-    "signals/_build.json",
-    "plots/*.png",
-    "_report.json",
-    "report.md",
-    "_SUCCESS",
     "_staging/**",
     # the dataset card (corpus, select, export) and an export's files (contentx_udf.corpus.export)
-    "README.md",
-    "_manifest.json",
     "data/train-*-of-*",
     "data/[0-9]*.ds*",
+    # the files written whole through a store (:meth:`LocalOutputStore.write_bytes`), and the
+    # ``NAME.tmp`` that a run killed while writing one leaves
+    *(
+        f"{name}{suffix}"
+        for name in (
+            "_summary.json",
+            "signals/_build.json",
+            "plots/*.png",
+            "_report.json",
+            "report.md",
+            "_SUCCESS",
+            "README.md",
+            "_manifest.json",
+        )
+        for suffix in ("", ".tmp")
+    ),
 )
 #: The paths of which one at least is in every output contentx wrote, finished or not (a killed
 #: run leaves its staging area): the table's bookkeeping and summary, the corpus's.

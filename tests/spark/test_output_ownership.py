@@ -67,6 +67,11 @@ def foreign(directory: Path) -> list[str]:
 def test_contentx_outputs_hold_nothing_foreign(tmp_path):
     assert foreign(extraction_table(tmp_path / "table")) == []
     assert foreign(finished_corpus(tmp_path / "corpus")) == []
+    # a run killed while it wrote a file of the report: its NAME.tmp (LocalOutputStore.write_bytes)
+    killed = finished_corpus(tmp_path / "killed-in-report")
+    (killed / "report.md.tmp").write_text("# rep")
+    (killed / "plots" / "hosts.png.tmp").write_bytes(b"\x89P")
+    assert foreign(killed) == []
     staged = tmp_path / "killed"  # a corpus run killed in its first pass: only its staging area
     (staged / "_staging" / "20260101T000000-abcd" / "pass").mkdir(parents=True)
     (staged / "_staging" / "20260101T000000-abcd" / "pass" / "part-0.parquet").write_bytes(b"PAR1")
