@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -712,3 +713,55 @@ def test_a_killed_runs_staged_batch_is_read_by_no_plain_glob(tmp_path):
         f"{second}/part-00000.pq",
     ]
     assert not list(out.rglob("*.staged"))
+
+
+class _Console(io.StringIO):
+    """A stderr that says whether it is a terminal."""
+
+    def __init__(self, terminal: bool):
+        super().__init__()
+        self.terminal = terminal
+
+    def isatty(self) -> bool:
+        return self.terminal
+
+
+_PROGRESS = re.compile(r"contentx run: files (\d+)/3 done, records ([\d,]+)")
+
+
+@pytest.mark.parametrize("terminal", [False, True], ids=["plain lines", "terminal"])
+def test_the_progress_line_follows_a_real_run(spark, tmp_path, monkeypatch, terminal):
+    """Three files in three tasks: off a terminal a plain line every interval and one at the end;
+    on a terminal one line rewritten in place (``\\r``) and ended once.  The counts come from the
+    tasks' accumulators: they never go down, and the last line has every file and record."""
+    from contentx_udf.spark import progress
+
+    inputs = []
+    for i in range(3):
+        inputs.append(tmp_path / f"part-{i}.warc.gz")
+        shutil.copy(SAMPLE, inputs[-1])
+    records = 3 * sum(1 for _ in ArchiveIterator(SAMPLE.open("rb")))
+    console = _Console(terminal)
+    monkeypatch.setattr("sys.stderr", console)
+    monkeypatch.setattr(progress, "TERMINAL_INTERVAL", 0.02)
+    config = JobConfig(
+        inputs=[str(p) for p in inputs],
+        output=str(tmp_path / "out"),
+        methods=("combined",),
+        num_partitions=3,
+        progress_seconds=0.05,  # (the command line takes whole seconds; the line any interval)
+    )
+    job.run(config, spark=spark)
+    text = console.getvalue()
+    if terminal:
+        assert text.endswith("\n") and text.count("\n") == 1, text  # one line, ended once
+        lines = [part.rstrip(" \n") for part in text.split("\r")[1:]]
+    else:
+        assert "\r" not in text
+        lines = [line for line in text.splitlines() if _PROGRESS.match(line)]
+    assert len(lines) >= 2, text  # a line while it ran, and the last
+    counts = [_PROGRESS.match(line).groups() for line in lines]
+    files = [int(f) for f, _ in counts]
+    seen = [int(r.replace(",", "")) for _, r in counts]
+    assert files == sorted(files) and seen == sorted(seen), lines
+    assert (files[-1], seen[-1]) == (3, records), lines[-1]
