@@ -31,7 +31,7 @@ from typing import Any
 
 from ..errors import UserError
 from ..outputs.table import STAGING, batch_of, committed_batches, extraction_records
-from ..runtime.store import Store, output_store
+from ..runtime.store import Store, store_of
 
 #: Columns an extraction table must have for the corpus job.
 REQUIRED_COLUMNS = (
@@ -171,7 +171,7 @@ class InputTables:
         One listing per partition directory, as the check made."""
         folders = []
         for table in self.tables:
-            store = output_store(spark, table.root)
+            store = store_of(spark, table.root)
             relative = {uri: uri[len(table.root) :].lstrip("/") for uri in table.files}
             for folder in sorted({r.rsplit("/", 1)[0] for r in relative.values()}):
                 mine = {u: r.rsplit("/", 1)[1] for u, r in relative.items() if r.rsplit("/", 1)[0] == folder}
@@ -192,7 +192,7 @@ class InputTables:
 
         rows = None
         try:
-            store = output_store(spark, uri)
+            store = store_of(spark, uri)
             length = store.length()
             tail = store.read_range(max(0, length - TAIL_BYTES), min(length, TAIL_BYTES))
             footer_length = struct.unpack("<I", tail[-8:-4])[0]
@@ -216,7 +216,7 @@ def open_store(spark, path: str, what: str, verb: str = "read") -> Store:
     """A store on ``path``'s filesystem; UserError when it cannot be reached (a bad URI, a scheme
     without a connector, denied access, a missing bucket)."""
     try:
-        store = output_store(spark, path)
+        store = store_of(spark, path)
         store.exists()
         return store
     except Exception as exc:
@@ -344,7 +344,7 @@ def extraction_of(spark, paths: Sequence[str]) -> list[list[dict[str, Any] | Non
     out = []
     for path in paths:
         try:
-            out.append(extraction_records(output_store(spark, path)))
+            out.append(extraction_records(store_of(spark, path)))
         except Exception:  # noqa: BLE001 (a table read a moment ago: the card says "not recorded")
             out.append([])
     return out
@@ -354,7 +354,7 @@ def methods_in(spark, inputs: list[str]) -> list[str]:
     """The methods (partition directories) of the tables: for the "method not in the tables" line."""
     found = set()
     for path in inputs:
-        found.update(p[len("method=") :] for p in output_store(spark, path).list() if p.startswith("method="))
+        found.update(p[len("method=") :] for p in store_of(spark, path).list() if p.startswith("method="))
     return sorted(found)
 
 

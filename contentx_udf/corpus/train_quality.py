@@ -179,10 +179,10 @@ def read_source(spark, source: str, option: str):
     missing, of no known kind, or without a ``text`` column."""
     from pyspark.sql import functions as F
 
-    from ..runtime.store import output_store
+    from ..runtime.store import store_of
     from .tables import read_tables
 
-    store = output_store(spark, source)
+    store = store_of(spark, source)
     if not store.exists():
         raise UserError(f"{option} {source}: no such file or directory")
     names = [] if store.is_file() else store.list()

@@ -174,8 +174,14 @@ class LocalOutputStore:
         return sorted(os.listdir(path)) if os.path.isdir(path) else []
 
     def delete(self, *parts: str) -> None:
+        """Remove a file or folder under the root; a symbolic link in it is removed, not what it
+        points at.  The root itself, when it is a link (an output kept on another disk), is
+        emptied and stays a link."""
         path = self.local(*parts)
-        if os.path.isdir(path) and not os.path.islink(path):
+        if not parts and os.path.islink(path) and os.path.isdir(path):
+            for entry in os.listdir(path):
+                self.delete(entry)
+        elif os.path.isdir(path) and not os.path.islink(path):
             shutil.rmtree(path)
         elif os.path.lexists(path):
             os.remove(path)
@@ -254,7 +260,12 @@ class LocalOutputStore:
         (symbolic links to folders followed, as Hadoop's recursive listing follows them)."""
         top = self.local(*parts)
         out = []
-        for folder, _, names in os.walk(top, followlinks=True):
+        seen = {os.path.realpath(top)}
+        for folder, folders, names in os.walk(top, followlinks=True):
+            # (each real folder once: a link to a folder above it would loop)
+            inside = [(f, os.path.realpath(os.path.join(folder, f))) for f in folders]
+            folders[:] = [f for f, real in inside if real not in seen]
+            seen.update(real for _, real in inside)
             rel = os.path.relpath(folder, self.output)
             out += [name if rel == "." else f"{rel}/{name}".replace(os.sep, "/") for name in names]
         return sorted(out)
@@ -269,9 +280,36 @@ def local_store(path: str) -> LocalOutputStore | None:
     return None if is_remote(path) else LocalOutputStore(path)
 
 
+#: ``file:`` URIs the os module's store takes: ``file:/path`` (as Hadoop qualifies a local path)
+#: and ``file:///path``; other forms (``file://host/...``, ``file:relative``) go to Hadoop, which
+#: reads or refuses them as it always did.
+_LOCAL_FILE_URI = re.compile(r"^file:(/|///)(?!/)")
+
+
+def resolves_locally(spark, path: str) -> bool:
+    """Whether Spark and Hadoop would read ``path`` from the local disk: a ``file:`` URI of
+    :data:`_LOCAL_FILE_URI`'s forms, or a path without a scheme when Hadoop's default filesystem
+    (``fs.defaultFS``, HDFS on most clusters) is the local one.  An empty path is not local (Hadoop
+    refuses it)."""
+    if not path:
+        return False
+    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", path):
+        return bool(_LOCAL_FILE_URI.match(path))
+    default = str(spark._jsc.hadoopConfiguration().get("fs.defaultFS", "file:///"))
+    return default.startswith("file:")
+
+
+def store_of(spark, path: str) -> Store:
+    """The store of a path the corpus commands read or write, resolved as Spark resolves it:
+    :class:`LocalOutputStore` where it is on the local disk (:func:`resolves_locally`), Hadoop's
+    FileSystem (:class:`OutputStore`) everywhere else."""
+    return LocalOutputStore(path) if resolves_locally(spark, path) else OutputStore(spark, path)
+
+
 def output_store(spark, output: str) -> Store:
-    """The store of a path, read or written: :class:`LocalOutputStore` for a local path or
-    ``file:`` URI, Hadoop's FileSystem (:class:`OutputStore`) for every other scheme."""
+    """The extraction job's output store: :class:`LocalOutputStore` for a path without a scheme or
+    a ``file:`` URI (its Arrow writer writes there from every worker), Hadoop's FileSystem
+    (:class:`OutputStore`) for every other scheme."""
     if not is_remote(output):
         return LocalOutputStore(output)
     return OutputStore(spark, output)
@@ -368,6 +406,8 @@ def check_local_output(output: str, replace: bool = False) -> None:
     """Early, Spark-free check of a local output path (remote ones are checked by Hadoop);
     ``replace`` (``--overwrite``, ``--resume``): an existing directory must be contentx's own
     (:func:`check_owned`)."""
+    if not output.strip():  # (an unset variable: "" would name the working directory or the root)
+        raise UserError("--output is an empty path: give the directory to write")
     if is_remote(output):
         return
     local = local_path(output)

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from contentx_udf.runtime.store import LocalOutputStore, OutputStore, local_path, output_store
+from contentx_udf.runtime.store import LocalOutputStore, OutputStore, local_path, resolves_locally, store_of
 
 pytestmark = pytest.mark.spark
 
@@ -76,13 +76,53 @@ def test_the_local_store_answers_as_hadoops_filesystem_does(spark, tmp_path):
 
 def test_local_paths_and_file_uris_get_the_os_modules_store(spark, tmp_path):
     for path in (str(tmp_path), tmp_path.as_uri(), f"file:{tmp_path}", f"{tmp_path}/"):
-        store = output_store(spark, path)
+        store = store_of(spark, path)
         assert isinstance(store, LocalOutputStore) and store.output == str(tmp_path), path
         assert store.uri() == f"file:{tmp_path}"
     # a table's file URIs (as Hadoop qualifies them) name the same files
     assert local_path(f"file:{tmp_path}/x.parquet") == f"{tmp_path}/x.parquet"
     assert local_path("relative/x") == "relative/x"
-    spark.sparkContext._jsc.hadoopConfiguration().set(
-        "fs.viewfs.mounttable.storetest.link./data", tmp_path.as_uri()
-    )
-    assert isinstance(output_store(spark, "viewfs://storetest/data"), OutputStore)
+    # forms Hadoop reads otherwise or refuses stay Hadoop's: another host, four slashes, a
+    # relative file: URI, an empty path (an unset variable), other schemes
+    for path in (f"file:///{tmp_path}", "file://otherhost/x", "file:relative", "", "hdfs:/x", "s3a://b/x"):
+        assert not resolves_locally(spark, path), path
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    conf.set("fs.viewfs.mounttable.storetest.link./data", tmp_path.as_uri())
+    assert isinstance(store_of(spark, "viewfs://storetest/data"), OutputStore)
+
+
+def test_a_path_without_a_scheme_is_on_hadoops_default_filesystem(spark, tmp_path):
+    """On a cluster whose ``fs.defaultFS`` is HDFS, ``/user/me/table`` is HDFS's, as Spark reads it
+    (here a viewfs mount stands for HDFS): the store is Hadoop's and lists what is there."""
+    (tmp_path / "table" / "method=combined").mkdir(parents=True)
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    conf.set("fs.viewfs.mounttable.defaultfs.link./warehouse", tmp_path.as_uri())
+    before = conf.get("fs.defaultFS")
+    conf.set("fs.defaultFS", "viewfs://defaultfs/")
+    try:
+        store = store_of(spark, "/warehouse/table")
+        assert isinstance(store, OutputStore) and store.list() == ["method=combined"]
+        assert store.uri() == "viewfs://defaultfs/warehouse/table"
+        assert isinstance(store_of(spark, str(tmp_path / "table")), OutputStore)  # (not the local disk)
+        assert isinstance(store_of(spark, (tmp_path / "table").as_uri()), LocalOutputStore)
+    finally:
+        conf.set("fs.defaultFS", before)
+    assert isinstance(store_of(spark, str(tmp_path / "table")), LocalOutputStore)
+
+
+def test_a_linked_root_is_emptied_not_unlinked_and_a_link_loop_ends(tmp_path):
+    """``--overwrite`` of an output that is a link to another disk empties the folder it points
+    at and keeps the link (the next run writes there again); a walk over a link to a folder
+    above it lists each file once and ends."""
+    target = tmp_path / "big-disk" / "out"
+    (target / "method=combined").mkdir(parents=True)
+    (target / "method=combined" / "b00001-part-0.parquet").write_bytes(b"PAR1")
+    (target / "_summary.json").write_text("{}")
+    os.symlink(target, tmp_path / "out")
+    LocalOutputStore(str(tmp_path / "out")).delete()
+    assert (tmp_path / "out").is_symlink() and target.is_dir() and list(target.iterdir()) == []
+
+    (target / "a").mkdir()
+    (target / "a" / "x.txt").write_text("x")
+    os.symlink(target, target / "a" / "up")  # a loop
+    assert LocalOutputStore(str(target)).walk() == ["a/x.txt"]

@@ -150,6 +150,25 @@ def test_every_command_refuses_to_overwrite_a_folder_with_foreign_files(tmp_path
         refused(["select", "--from", str(corpus), "--output", str(out), "--overwrite"], out, capsys, where)
 
 
+def test_an_empty_output_path_is_one_line_before_spark_starts(tmp_path, capsys, monkeypatch):
+    """``--output "$OUT"`` with ``OUT`` unset: refused, not read as the working directory or the
+    root (whose walk for foreign files would never end)."""
+    table = extraction_table(tmp_path / "table")
+    corpus = finished_corpus(tmp_path / "corpus")
+    monkeypatch.chdir(tmp_path)
+    for argv in (
+        ["run", "--input", str(SAMPLE), "--output", "", "--overwrite"],
+        ["corpus", "--input", str(table), "--output", " ", "--overwrite"],
+        ["select", "--from", str(corpus), "--output", "", "--overwrite"],
+    ):
+        before = snapshot(tmp_path)
+        assert cli.main(argv) == 2, argv
+        err = capsys.readouterr().err.strip()
+        said = "--output is an empty path: give the directory to write"
+        assert err == f"contentx {argv[0]}: error: {said}", err
+        assert snapshot(tmp_path) == before
+
+
 @pytest.mark.spark
 def test_a_remote_output_is_checked_through_hadoop(spark, tmp_path, capsys):
     """``viewfs://`` (Hadoop's FileSystem, as HDFS or s3a): the corpus refuses after Spark starts."""
