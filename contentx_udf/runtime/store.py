@@ -110,12 +110,7 @@ class OutputStore:
 
     def files(self, *parts: str) -> list[tuple[str, int]]:
         """``(name, length)`` of the files (not directories) directly under a directory."""
-        p = self.path(*parts)
-        if not self.fs.exists(p):
-            return []
-        return sorted(
-            (str(st.getPath().getName()), int(st.getLen())) for st in self.fs.listStatus(p) if st.isFile()
-        )
+        return [(name, length) for name, length, _mtime in self.stamps(*parts)]
 
     def stamps(self, *parts: str) -> list[tuple[str, int, int]]:
         """``(name, length, modification time in ms)`` of the files directly under a directory."""
@@ -310,9 +305,7 @@ def output_store(spark, output: str) -> Store:
     """The extraction job's output store: :class:`LocalOutputStore` for a path without a scheme or
     a ``file:`` URI (its Arrow writer writes there from every worker), Hadoop's FileSystem
     (:class:`OutputStore`) for every other scheme."""
-    if not is_remote(output):
-        return LocalOutputStore(output)
-    return OutputStore(spark, output)
+    return local_store(output) or OutputStore(spark, output)
 
 
 #: Every path contentx writes in an output directory (``fnmatch`` patterns, one per ``/``-separated
