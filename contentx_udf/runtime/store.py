@@ -13,10 +13,14 @@ import shutil
 
 from ..errors import UserError
 
+#: A URI scheme and its colon (RFC 3986): ``file:``, ``s3a:``, ``hdfs:``...
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
 
 def is_url(path: str) -> bool:
     """``scheme://...`` (any scheme, ``file://`` included)."""
-    return bool(re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", path))
+    scheme = _SCHEME.match(path)
+    return scheme is not None and path.startswith("//", scheme.end())
 
 
 def is_remote(path: str) -> bool:
@@ -288,7 +292,7 @@ def resolves_locally(spark, path: str) -> bool:
     refuses it)."""
     if not path:
         return False
-    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", path):
+    if _SCHEME.match(path):
         return bool(_LOCAL_FILE_URI.match(path))
     default = str(spark._jsc.hadoopConfiguration().get("fs.defaultFS", "file:///"))
     return default.startswith("file:")
