@@ -265,7 +265,8 @@ class PeakRss:
         self._stop.set()
         self._thread.join()
 
-    def _tree(self) -> list[int]:
+    def _tree(self) -> dict[int, int]:
+        """``{pid: parent pid}`` of the tree."""
         children: dict[int, list[int]] = {}
         for entry in os.listdir("/proc"):
             if entry.isdigit():
@@ -274,17 +275,19 @@ class PeakRss:
                 except (OSError, IndexError, ValueError):
                     continue
                 children.setdefault(ppid, []).append(int(entry))
-        out, todo = [], [self.pid]
+        out, todo = {}, [(self.pid, 0)]
         while todo:
-            p = todo.pop()
-            out.append(p)
-            todo += children.get(p, [])
+            p, parent = todo.pop()
+            out[p] = parent
+            todo += [(c, p) for c in children.get(p, [])]
         return out
 
     def _poll(self) -> None:
         while not self._stop.is_set():
             jvm = workers = 0.0
-            for p in self._tree():
+            tree = self._tree()
+            seen = {}
+            for p in tree:
                 try:
                     status = Path(f"/proc/{p}/status").read_text()
                     cmd = Path(f"/proc/{p}/cmdline").read_bytes().replace(b"\0", b" ")
@@ -293,8 +296,14 @@ class PeakRss:
                 rss = (
                     next((int(x.split()[1]) for x in status.splitlines() if x.startswith("VmRSS:")), 0) / 1024
                 )
-                if b"java" in cmd.split(b" ")[0]:
-                    jvm += rss
+                seen[p] = (cmd, rss)
+            for p, (cmd, rss) in seen.items():
+                if os.path.basename(cmd.split(b" ")[0]) == b"java":
+                    # not a process the JVM is spawning (Hadoop's chmod, say): until it execs, it
+                    # shares the JVM's memory and its RSS reads as the JVM's
+                    parent = seen.get(tree[p])
+                    if parent is None or os.path.basename(parent[0].split(b" ")[0]) != b"java":
+                        jvm += rss
                 elif b"pyspark.daemon" in cmd or b"pyspark.worker" in cmd:
                     workers += rss
             self.jvm = max(self.jvm, jvm)
